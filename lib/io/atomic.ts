@@ -1,0 +1,176 @@
+/**
+ * Atomic writes: everything ferry writes into a store goes to a temp file (or
+ * temp directory) beside its final place and is renamed into place only when
+ * complete, so an interrupted run never leaves a half-written session that
+ * looks finished. Temp names start with `.ferry-tmp-` so that no harness's
+ * discovery mistakes them for sessions; a signal handler removes the ones of
+ * this process on SIGINT/SIGTERM.
+ *
+ * Small whole files go through write-file-atomic; streamed files use
+ * AtomicFile (temp file, fsync, rename) because write-file-atomic wants the
+ * whole content up front.
+ */
+import { randomBytes } from 'node:crypto'
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs'
+import { mkdir, link, open, rename, rm, stat, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { once } from 'node:events'
+import writeFileAtomic from 'write-file-atomic'
+import { ExistsError } from '../errors.js'
+
+export const TEMP_PREFIX = '.ferry-tmp-'
+
+const live = new Set<string>()
+let hooked = false
+function track(path: string): void {
+  live.add(path)
+  if (hooked) return
+  hooked = true
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      for (const p of live) rmSync(p, { recursive: true, force: true })
+      // Re-raise so the exit status says we were killed by the signal.
+      process.kill(process.pid, sig)
+    })
+  }
+}
+
+export function tempPathFor(finalPath: string): string {
+  return join(dirname(finalPath), `${TEMP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}-${basename(finalPath)}`)
+}
+
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Moves `tmp` to `final`; refuses to replace an existing `final` unless `force`. */
+async function commitPath(tmp: string, final: string, force: boolean): Promise<void> {
+  if (force) {
+    await rename(tmp, final)
+    return
+  }
+  try {
+    // link() fails with EEXIST instead of replacing: a race-free no-clobber rename for files.
+    await link(tmp, final)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ExistsError(final)
+    throw err
+  }
+  await unlink(tmp)
+}
+
+/** A file written as a stream and renamed into place by `commit()`. */
+export class AtomicFile {
+  readonly path: string
+  readonly tmp: string
+  readonly stream: WriteStream
+  private done = false
+
+  private constructor(path: string, tmp: string, stream: WriteStream) {
+    this.path = path
+    this.tmp = tmp
+    this.stream = stream
+  }
+
+  static async create(path: string, opts: { force?: boolean } = {}): Promise<AtomicFile> {
+    if (!opts.force && (await exists(path))) throw new ExistsError(path)
+    await mkdir(dirname(path), { recursive: true })
+    const tmp = tempPathFor(path)
+    track(tmp)
+    const stream = createWriteStream(tmp, { flags: 'wx', highWaterMark: 256 * 1024 })
+    await once(stream, 'open')
+    return new AtomicFile(path, tmp, stream)
+  }
+
+  /** Writes, waiting for drain when the buffer is full (backpressure). */
+  async write(data: string | Buffer): Promise<void> {
+    if (!this.stream.write(data)) await once(this.stream, 'drain')
+  }
+
+  async commit(opts: { force?: boolean } = {}): Promise<void> {
+    if (this.done) return
+    this.done = true
+    this.stream.end()
+    await once(this.stream, 'finish')
+    const fh = await open(this.tmp, 'r')
+    try {
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+    try {
+      await commitPath(this.tmp, this.path, opts.force ?? false)
+    } finally {
+      live.delete(this.tmp)
+      await rm(this.tmp, { force: true })
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.done) return
+    this.done = true
+    this.stream.destroy()
+    live.delete(this.tmp)
+    await rm(this.tmp, { force: true })
+  }
+}
+
+/** A directory filled in a temp location and renamed into place by `commit()`. */
+export class AtomicDir {
+  readonly path: string
+  readonly tmp: string
+  private done = false
+
+  private constructor(path: string, tmp: string) {
+    this.path = path
+    this.tmp = tmp
+  }
+
+  static async create(path: string, opts: { force?: boolean } = {}): Promise<AtomicDir> {
+    if (!opts.force && (await exists(path))) throw new ExistsError(path)
+    await mkdir(dirname(path), { recursive: true })
+    const tmp = tempPathFor(path)
+    track(tmp)
+    await mkdir(tmp)
+    return new AtomicDir(path, tmp)
+  }
+
+  async commit(opts: { force?: boolean } = {}): Promise<void> {
+    if (this.done) return
+    this.done = true
+    try {
+      if (await exists(this.path)) {
+        if (!opts.force) throw new ExistsError(this.path)
+        // Swap: move the old one aside first so there is never a moment with a half directory.
+        const old = tempPathFor(this.path)
+        await rename(this.path, old)
+        await rename(this.tmp, this.path)
+        await rm(old, { recursive: true, force: true })
+      } else {
+        await rename(this.tmp, this.path)
+      }
+    } finally {
+      live.delete(this.tmp)
+      await rm(this.tmp, { recursive: true, force: true })
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.done) return
+    this.done = true
+    live.delete(this.tmp)
+    await rm(this.tmp, { recursive: true, force: true })
+  }
+}
+
+/** Writes a small whole file atomically (write-file-atomic: temp, fsync, rename). */
+export async function writeWholeFile(path: string, data: string | Buffer, opts: { force?: boolean; mode?: number } = {}): Promise<void> {
+  if (!opts.force && (await exists(path))) throw new ExistsError(path)
+  await mkdir(dirname(path), { recursive: true })
+  await writeFileAtomic(path, data, opts.mode === undefined ? {} : { mode: opts.mode })
+}
