@@ -50,7 +50,7 @@ export class SessionSink extends Writable {
   override _write(rec: FerryRecord, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
     if (this.skipSid !== null && 'sid' in rec && rec.sid === this.skipSid && rec.kind !== 'session') return cb()
     const sid = this.currentSid ?? ('sid' in rec ? rec.sid : '')
-    this.handle(rec).then(() => cb(), (err: Error) => this.sessionFailed(err, 'sid' in rec && rec.kind === 'session' ? rec.sid : sid).then(cb, cb))
+    this.handle(rec).then(() => cb(), (err: Error) => this.sessionFailed(err, 'sid' in rec && rec.kind === 'session' ? rec.sid : sid).then(() => cb(), (e: Error) => cb(e)))
   }
 
   private async sessionFailed(err: Error, sid: string): Promise<void> {
