@@ -5,15 +5,31 @@
 import { UsageError } from '../errors.js'
 import type { HarnessId } from '../model.js'
 import type { Harness } from './types.js'
-import { claudeCode } from './claude-code/index.js'
-import { codex } from './codex/index.js'
-import { opencode } from './opencode/index.js'
-import { grok } from './grok/index.js'
-import { cursor } from './cursor/index.js'
-import { zcode } from './zcode/index.js'
-import { ferry } from './ferry/index.js'
+import type { CliFlag } from './types.js'
+import * as claudeCodeMod from './claude-code/index.js'
+import * as codexMod from './codex/index.js'
+import * as opencodeMod from './opencode/index.js'
+import * as grokMod from './grok/index.js'
+import * as cursorMod from './cursor/index.js'
+import * as zcodeMod from './zcode/index.js'
+import * as ferryMod from './ferry/index.js'
 
-export const harnesses: readonly Harness[] = [claudeCode, codex, opencode, grok, cursor, zcode, ferry]
+type HarnessModule = { readFlags?: CliFlag[]; writeFlags?: CliFlag[] } & Record<string, unknown>
+
+/** A harness module exports its Harness object, and may export readFlags / writeFlags beside it. */
+function load(mod: HarnessModule, h: Harness): Harness {
+  return { ...h, readFlags: h.readFlags ?? mod.readFlags ?? [], writeFlags: h.writeFlags ?? mod.writeFlags ?? [] }
+}
+
+export const harnesses: readonly Harness[] = [
+  load(claudeCodeMod, claudeCodeMod.claudeCode),
+  load(codexMod, codexMod.codex),
+  load(opencodeMod, opencodeMod.opencode),
+  load(grokMod, grokMod.grok),
+  load(cursorMod, cursorMod.cursor),
+  load(zcodeMod, zcodeMod.zcode),
+  load(ferryMod, ferryMod.ferry),
+]
 
 const byId = new Map<string, Harness>(harnesses.map((h) => [h.id, h]))
 

@@ -32,7 +32,10 @@ export interface SessionSinkOptions {
   onSessionError?: (err: unknown, sid: string) => boolean
 }
 
-/** A Writable that emits 'written' (WrittenSession) for each committed session. */
+/**
+ * A Writable that emits 'written' (WrittenSession) for each committed session,
+ * and 'session-error' (err, sid) for a session it skipped, when anyone listens.
+ */
 export class SessionSink extends Writable {
   private current: SessionWriter | null = null
   private currentSid: string | null = null
@@ -58,7 +61,9 @@ export class SessionSink extends Writable {
     this.current = null
     this.currentSid = null
     await w?.abort(err)
-    if (!this.opts.onSessionError?.(err, sid)) throw err
+    // A listener on 'session-error' (the CLI has one) turns one bad session into a report, not a failed run.
+    const handled = this.opts.onSessionError?.(err, sid) ?? (this.listenerCount('session-error') > 0 && this.emit('session-error', err, sid))
+    if (!handled) throw err
     this.skipSid = sid
   }
 

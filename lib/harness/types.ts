@@ -66,6 +66,14 @@ export interface WrittenSession {
   note?: string
 }
 
+/** A harness-specific CLI flag; the CLI passes its value as `opts[camelCase(name)]`. */
+export interface CliFlag {
+  name: string
+  type: 'string' | 'boolean' | 'number'
+  describe: string
+  default?: string | boolean | number
+}
+
 export interface Harness {
   id: HarnessId
   /** Human name, e.g. "Claude Code". */
@@ -76,6 +84,10 @@ export interface Harness {
   rootFlag?: { name: string; describe: string }
   /** The store root in this context (honouring env, `--home`, and the root flag). */
   root(ctx: StoreContext): string
+  /** Flags for reading (`cat`, `convert`), also accepted as `export const readFlags` from the harness index. */
+  readFlags?: CliFlag[]
+  /** Flags for writing (`write`, `convert`), also accepted as `export const writeFlags`. */
+  writeFlags?: CliFlag[]
   /** Lists sessions cheaply. An absent store yields nothing, not an error. */
   discover?(ctx: StoreContext, opts?: DiscoverOptions): AsyncIterable<SessionInfo>
   /** Finds one session by native id (or unique prefix) or by path; null when not found. */

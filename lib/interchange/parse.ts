@@ -1,0 +1,159 @@
+/**
+ * ferry interchange stream (JSON Lines) → records.
+ *
+ * Every line is one record. A line that is not JSON, not an object, or has no
+ * `kind` becomes a located diagnostic (file, 1-based line) and is skipped;
+ * the lines around it still come through. A session whose `ferry` major
+ * version we do not know is refused (reported, its records skipped) rather
+ * than guessed at.
+ *
+ * The same entry also accepts a plain JSON document with a Messages-style
+ * `messages` array (see messages-doc.ts): it is recognised from the first
+ * non-blank line, before anything is emitted.
+ */
+import { Transform, type TransformCallback } from 'node:stream'
+import parser from 'stream-json/parser.js'
+import { LineSplitter, DEFAULT_MAX_LINE_BYTES } from '../io/lines.js'
+import type { Diagnostics } from '../diagnostics.js'
+import { FerryError } from '../errors.js'
+import type { FerryRecord } from '../model.js'
+import { MessagesDocReader } from './messages-doc.js'
+
+const SUPPORTED_MAJOR = 1
+
+export interface ParseOptions {
+  /** Name for diagnostics (`-` for stdin). */
+  file?: string
+  diagnostics: Diagnostics
+  maxLineBytes?: number
+}
+
+type Mode = 'undecided' | 'lines' | 'document'
+
+export function parseStream(opts: ParseOptions): Transform {
+  const file = opts.file ?? '<stdin>'
+  const diags = opts.diagnostics
+  let mode: Mode = 'undecided'
+  let head: Buffer[] = []
+  let skipSid: string | null = null
+  let out: Transform
+
+  const onLine = (buf: Buffer, no: number) => {
+    if (buf.length === 0 || (buf.length === 1 && buf[0] === 0x0d)) return
+    let rec: unknown
+    try {
+      rec = JSON.parse(buf.toString('utf8'))
+    } catch (err) {
+      diags.error('bad-line', `not valid JSON: ${(err as Error).message}`, { file, line: no + 1 })
+      return
+    }
+    if (typeof rec !== 'object' || rec === null || Array.isArray(rec) || typeof (rec as { kind?: unknown }).kind !== 'string') {
+      diags.error('bad-record', 'not a ferry record (a JSON object with a "kind")', { file, line: no + 1 })
+      return
+    }
+    const r = rec as FerryRecord
+    if (r.kind === 'session') {
+      skipSid = null
+      const major = Number(String(r.ferry ?? '1').split('.')[0])
+      if (major !== SUPPORTED_MAJOR) {
+        diags.error('bad-version', `session ${r.sid} uses ferry format ${r.ferry}; this ferry reads ${SUPPORTED_MAJOR}.x`, { file, line: no + 1 })
+        skipSid = r.sid
+        return
+      }
+    } else if (skipSid !== null && 'sid' in r && r.sid === skipSid) return
+    out.push(r)
+  }
+
+  const splitter = new LineSplitter({
+    onLine,
+    maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    onOverlong: (no, bytes) => diags.error('long-line', `line of ${bytes} bytes is over the ${opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte cap; skipped`, { file, line: no + 1 }),
+  })
+
+  let doc: { write: (b: Buffer) => void; end: () => void } | null = null
+  const startDocument = () => {
+    const reader = new MessagesDocReader((rec) => out.push(rec), opts.file)
+    const p = parser.asStream()
+    p.on('data', (tok: { name: string; value?: unknown }) => {
+      try {
+        reader.consume(tok)
+      } catch (err) {
+        p.destroy(err as Error)
+      }
+    })
+    doc = {
+      write: (b) => p.write(b),
+      end: () => p.end(),
+    }
+    const done = new Promise<void>((res, rej) => {
+      p.on('end', () => {
+        reader.end()
+        res()
+      })
+      p.on('error', (err) =>
+        rej(err instanceof FerryError ? err : new FerryError(`not a valid JSON document: ${err.message}`, { code: 'EBADDOC', position: { file } })),
+      )
+    })
+    return done
+  }
+  let docDone: Promise<void> | null = null
+
+  /** Looks at what arrived so far: decides once the first non-blank line is complete. */
+  const decide = (final: boolean): boolean => {
+    const all = Buffer.concat(head)
+    let i = 0
+    while (i < all.length && (all[i] === 0x20 || all[i] === 0x0a || all[i] === 0x0d || all[i] === 0x09)) i++
+    if (i >= all.length && !final) return false
+    const nl = all.indexOf(0x0a, i)
+    if (nl < 0 && !final && all.length < 1024 * 1024) return false
+    const first = all.subarray(i, nl < 0 ? all.length : nl).toString('utf8')
+    let isDoc = false
+    if (first.startsWith('[')) isDoc = true
+    else if (first.startsWith('{')) {
+      try {
+        const v = JSON.parse(first) as Record<string, unknown>
+        isDoc = typeof v.kind !== 'string'
+      } catch {
+        isDoc = true
+      }
+    }
+    head = []
+    if (isDoc) {
+      mode = 'document'
+      docDone = startDocument()
+      doc!.write(all)
+    } else {
+      mode = 'lines'
+      splitter.push(all)
+    }
+    return true
+  }
+
+  out = new Transform({
+    readableObjectMode: true,
+    readableHighWaterMark: 64,
+    transform(chunk: Buffer, _enc, cb: TransformCallback) {
+      if (mode === 'lines') splitter.push(chunk)
+      else if (mode === 'document') doc!.write(chunk)
+      else {
+        head.push(chunk)
+        decide(false)
+      }
+      cb()
+    },
+    flush(cb) {
+      if (mode === 'undecided') decide(true)
+      if (mode === 'lines') {
+        splitter.end()
+        return cb()
+      }
+      if (mode === 'document') {
+        doc!.end()
+        docDone!.then(() => cb(), (err: Error) => cb(err))
+        return
+      }
+      cb()
+    },
+  })
+  return out
+}

@@ -1,0 +1,54 @@
+/**
+ * Turning what a user typed (`codex:0199…`, a path, `-`, a bare id) into a
+ * session of a harness.
+ */
+import { existsSync } from 'node:fs'
+import { FerryError, UsageError } from './errors.js'
+import type { StoreContext } from './context.js'
+import { getHarness, harnesses, isHarnessId } from './harness/registry.js'
+import type { Harness, SessionInfo } from './harness/types.js'
+
+export interface ResolvedRef {
+  harness: Harness
+  session: SessionInfo
+}
+
+/** Path claims are tried in this order: the interchange first (cheap, specific). */
+function claimOrder(): Harness[] {
+  const f = harnesses.find((h) => h.id === 'ferry')
+  return [...(f ? [f] : []), ...harnesses.filter((h) => h.id !== 'ferry')]
+}
+
+export async function resolveRef(ctx: StoreContext, ref: string): Promise<ResolvedRef> {
+  if (ref === '-') {
+    const h = getHarness('ferry')
+    return { harness: h, session: (await h.resolve!(ctx, '-'))! }
+  }
+  const colon = ref.indexOf(':')
+  if (colon > 0 && isHarnessId(ref.slice(0, colon)) && !existsSync(ref)) {
+    const h = getHarness(ref.slice(0, colon))
+    const id = ref.slice(colon + 1)
+    if (!h.resolve || !h.read) throw new UsageError(`${h.name} (${h.id}) cannot be read yet`)
+    const s = await h.resolve(ctx, id)
+    if (!s) throw new FerryError(`no ${h.id} session "${id}" under ${h.root(ctx)}`, { code: 'ENOSESSION' })
+    return { harness: h, session: s }
+  }
+  if (existsSync(ref)) {
+    for (const h of claimOrder()) {
+      if (!h.resolve || !h.read) continue
+      const s = await h.resolve(ctx, ref)
+      if (s) return { harness: h, session: s }
+    }
+    throw new FerryError(`no harness recognises this as a session: ${ref}`, { code: 'ENOSESSION', position: { file: ref } })
+  }
+  // A bare id: look in every store; it must match exactly one session.
+  const found: ResolvedRef[] = []
+  for (const h of harnesses) {
+    if (!h.resolve || !h.read || h.id === 'ferry') continue
+    const s = await h.resolve(ctx, ref)
+    if (s) found.push({ harness: h, session: s })
+  }
+  if (found.length === 1) return found[0]!
+  if (found.length > 1) throw new UsageError(`"${ref}" is ambiguous: ${found.map((f) => f.session.sid).join(', ')}`)
+  throw new FerryError(`no session "${ref}" (give harness:id, a path, or - for stdin)`, { code: 'ENOSESSION' })
+}
