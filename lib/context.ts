@@ -7,6 +7,7 @@
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { Diagnostics } from './diagnostics.js'
+import { DEFAULT_MAX_LINE_BYTES } from './io/lines.js'
 import type { HarnessId } from './model.js'
 
 export interface StoreContext {
@@ -15,6 +16,8 @@ export interface StoreContext {
   /** Explicit per-harness roots (from flags); win over env and home. */
   roots: Partial<Record<HarnessId, string>>
   diagnostics: Diagnostics
+  /** Longest line a reader keeps; longer ones are reported and skipped. */
+  maxLineBytes: number
 }
 
 /** Variables that point a harness's store somewhere else than under HOME. */
@@ -25,6 +28,7 @@ export interface ContextOptions {
   roots?: Partial<Record<HarnessId, string>>
   env?: NodeJS.ProcessEnv
   diagnostics?: Diagnostics
+  maxLineBytes?: number
   /** Variables to drop when `home` is given (every harness's `envVars`). */
   storeEnvVars?: readonly string[]
 }
@@ -39,7 +43,7 @@ export function createContext(opts: ContextOptions = {}): StoreContext {
   }
   const roots: Partial<Record<HarnessId, string>> = {}
   for (const [k, v] of Object.entries(opts.roots ?? {})) if (v) roots[k as HarnessId] = resolve(v)
-  return { env: base, home, roots, diagnostics: opts.diagnostics ?? new Diagnostics() }
+  return { env: base, home, roots, diagnostics: opts.diagnostics ?? new Diagnostics(), maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES }
 }
 
 /** `$XDG_DATA_HOME`, else `~/.local/share` (and likewise for the other XDG bases). */

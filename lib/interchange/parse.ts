@@ -72,7 +72,7 @@ export function parseStream(opts: ParseOptions): Transform {
 
   let doc: { write: (b: Buffer) => void; end: () => void } | null = null
   const startDocument = () => {
-    const reader = new MessagesDocReader((rec) => out.push(rec), opts.file)
+    const reader = new MessagesDocReader((rec) => out.push(rec), opts.file === '<stdin>' ? undefined : opts.file)
     const p = parser.asStream()
     p.on('data', (tok: { name: string; value?: unknown }) => {
       try {

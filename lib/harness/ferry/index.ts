@@ -38,7 +38,7 @@ export const ferry: Harness = {
   },
 
   read(ctx, session) {
-    const parser = parseStream({ file: session.path === STDIN ? '<stdin>' : session.path, diagnostics: ctx.diagnostics })
+    const parser = parseStream({ file: session.path === STDIN ? '<stdin>' : session.path, diagnostics: ctx.diagnostics, maxLineBytes: ctx.maxLineBytes })
     if (session.path === STDIN) return process.stdin.pipe(parser)
     const out = new PassThrough({ objectMode: true })
     openBytes(session.path).then(

@@ -1,0 +1,30 @@
+import type { Argv } from 'yargs'
+import { stringify } from '../../interchange/stringify.js'
+import { pipeline } from '../../pipeline.js'
+import { contextFrom, readFlagOptions, readOptsFrom, type Args } from '../options.js'
+import { finishDiagnostics } from '../io.js'
+import { openSources, selectionOptions } from '../sources.js'
+import { buildTransforms, loadTransforms } from '../transforms.js'
+
+export const command = 'cat [ref..]'
+export const describe = 'Print sessions as the ferry interchange stream (JSON lines) on stdout'
+
+export async function builder(y: Argv): Promise<Argv> {
+  let out = selectionOptions(readFlagOptions(y))
+    .positional('ref', { type: 'string', array: true, describe: 'harness:id, a session file or directory, or - for stdin' })
+    .option('native', { type: 'boolean', default: true, describe: 'Carry the source text of each record (lets a same-harness write reproduce it byte for byte); --no-native for smaller output' })
+  for (const t of await loadTransforms()) out = out.option(t.name, { type: 'string', describe: `Apply the ${t.name} transform (value: its options, quoted), in the order given`, group: 'Transforms:' })
+  return out
+    .example('ferry cat codex:0199a3c1-7f00-7a11-8b22-3c4d5e6f7a8b', 'one Codex session as records')
+    .example('ferry cat ~/.claude/projects/-home-me-app/5d2f….jsonl | jq -c .kind', 'a session file, piped')
+    .example("ferry cat claude-code:5d2f… --redact --truncate '--tool-output 4000'", 'redacted, outputs capped')
+    .example('ferry cat --from codex --since 7d > week.jsonl', 'every Codex session of the last week')
+}
+
+export async function handler(argv: Args & { rawArgs: string[] }): Promise<void> {
+  const ctx = contextFrom(argv)
+  const { source } = await openSources(ctx, argv, { native: argv.native !== false, ...readOptsFrom(argv) })
+  const transforms = await buildTransforms(argv.rawArgs, ctx)
+  await pipeline(source, ...transforms, stringify(), process.stdout)
+  finishDiagnostics(ctx.diagnostics)
+}

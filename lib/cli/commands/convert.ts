@@ -1,0 +1,30 @@
+import type { Argv } from 'yargs'
+import { getHarness } from '../../harness/registry.js'
+import { contextFrom, readFlagOptions, readOptsFrom, writeOptsFrom, type Args } from '../options.js'
+import { finishDiagnostics } from '../io.js'
+import { openSources, selectionOptions } from '../sources.js'
+import { runIntoSink } from '../sink-run.js'
+import { buildTransforms, loadTransforms } from '../transforms.js'
+import { toOptions } from './write.js'
+
+export const command = 'convert [ref..]'
+export const describe = 'Read sessions and write them as another harness (cat + write in one process)'
+
+export async function builder(y: Argv): Promise<Argv> {
+  let out = toOptions(selectionOptions(readFlagOptions(y))).positional('ref', { type: 'string', array: true, describe: 'harness:id, a session path, or -' })
+  for (const t of await loadTransforms()) out = out.option(t.name, { type: 'string', describe: `Apply the ${t.name} transform (value: its options, quoted), in the order given`, group: 'Transforms:' })
+  return out
+    .example('ferry convert codex:0199… --to claude-code', 'continue a Codex session in Claude Code')
+    .example('ferry convert --from claude-code --to ferry --out ./export', 'every Claude Code session to interchange files')
+    .example('ferry convert claude-code:5d2f… --to opencode --out s.json --redact', 'a redacted OpenCode export document')
+}
+
+export async function handler(argv: Args & { rawArgs: string[] }): Promise<void> {
+  const ctx = contextFrom(argv)
+  const to = String(argv.to)
+  getHarness(to)
+  const { source } = await openSources(ctx, argv, { native: true, ...readOptsFrom(argv) })
+  const transforms = await buildTransforms(argv.rawArgs, ctx)
+  await runIntoSink(ctx, source, transforms, to, { ...(typeof argv.out === 'string' ? { out: argv.out } : {}), force: Boolean(argv.force), ...writeOptsFrom(argv) }, Boolean(argv.json))
+  finishDiagnostics(ctx.diagnostics)
+}

@@ -1,0 +1,58 @@
+/**
+ * The record source of `cat` and `convert`: the sessions named on the
+ * command line (refs), or every discovered session of `--from` harnesses.
+ */
+import { resolve } from 'node:path'
+import type { Readable } from 'node:stream'
+import type { Argv } from 'yargs'
+import type { StoreContext } from '../context.js'
+import { UsageError } from '../errors.js'
+import { concatSources } from '../pipeline.js'
+import { resolveRef, type ResolvedRef } from '../refs.js'
+import type { ReadOptions } from '../harness/types.js'
+import { matches, selectedHarnesses } from './commands/ls.js'
+import { parseSince } from './io.js'
+import type { Args } from './options.js'
+
+/** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
+export const STDIN_SENTINEL = '\u0000stdin'
+
+export function selectionOptions<T>(y: Argv<T>): Argv<T> {
+  return y
+    .option('from', { type: 'string', array: true, describe: 'Every session of these harnesses instead of REFs (repeatable)', group: 'Selecting:' })
+    .option('cwd', { type: 'string', describe: 'With --from: only sessions of this directory or below', group: 'Selecting:' })
+    .option('since', { type: 'string', describe: 'With --from: only sessions updated since (ISO date or 7d)', group: 'Selecting:' })
+    .option('all', { type: 'boolean', default: false, describe: 'With --from: include archived sessions', group: 'Selecting:' }) as Argv<T>
+}
+
+export function refsOf(argv: Args): string[] {
+  const refs = (Array.isArray(argv.ref) ? argv.ref : argv.ref === undefined ? [] : [argv.ref]).map((r) => (String(r) === STDIN_SENTINEL ? '-' : String(r)))
+  return refs
+}
+
+export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptions): Promise<{ source: Readable; count: number }> {
+  let refs = refsOf(argv)
+  const from = argv.from
+  const resolved: ResolvedRef[] = []
+  if (Array.isArray(from) && from.length > 0) {
+    if (refs.length) throw new UsageError('give REFs or --from, not both')
+    const since = typeof argv.since === 'string' ? parseSince(argv.since) : undefined
+    const filter = { ...(typeof argv.cwd === 'string' ? { cwd: resolve(argv.cwd) } : {}), ...(since === undefined ? {} : { since }), all: Boolean(argv.all) }
+    for (const h of selectedHarnesses(from)) {
+      if (!h.read) throw new UsageError(`${h.name} (${h.id}) cannot be read yet`)
+      // Sub-agents come with their parent's read, so they are not listed on their own.
+      for await (const s of h.discover!(ctx, { all: Boolean(argv.all) })) {
+        if (s.parent || !matches(s, filter)) continue
+        resolved.push({ harness: h, session: s })
+      }
+    }
+  } else {
+    if (refs.length === 0) {
+      if (process.stdin.isTTY) throw new UsageError('no session given: name one (harness:id, a path) or pipe a stream into - ')
+      refs = ['-']
+    }
+    for (const ref of refs) resolved.push(await resolveRef(ctx, ref))
+  }
+  const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, readOpts)))
+  return { source, count: resolved.length }
+}
