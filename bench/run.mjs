@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+/**
+ * npm run bench [-- --quick] [-- name...]: runs every workload in
+ * bench/workloads/*.mjs (or the named ones) and prints a table of throughput
+ * (MB/s) and peak RSS for ferry next to the baseline loop measured in the
+ * same run. Generated data is cached under bench/out/ (git-ignored).
+ * Not part of the tests: numbers are reported, never asserted.
+ */
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const outDir = join(root, 'bench', 'out')
+const args = process.argv.slice(2)
+const quick = args.includes('--quick')
+const only = args.filter((a) => !a.startsWith('--'))
+mkdirSync(outDir, { recursive: true })
+
+const rows = []
+function print(row) {
+  rows.push(row)
+  const mbs = row.mbs === undefined ? '' : `${row.mbs.toFixed(1)} MB/s`
+  const rss = row.rssKiB === undefined ? '' : `${(row.rssKiB / 1024).toFixed(0)} MiB RSS`
+  const rel = row.vsBaseline === undefined ? '' : `${(row.vsBaseline * 100).toFixed(0)}% of baseline speed, ${row.rssVsBaseline?.toFixed(2)}x its RSS`
+  console.log([row.label.padEnd(48), (row.seconds?.toFixed(2) ?? '').padStart(7) + (row.seconds === undefined ? '' : ' s'), mbs.padStart(12), rss.padStart(14), rel, row.note ?? ''].join('  '))
+}
+
+/** Runs a node script with the RSS probe; stdout to /dev/null unless captured. */
+function measure(script, scriptArgs, opts = {}) {
+  const rssFile = join(outDir, `rss-${process.pid}-${Math.random().toString(36).slice(2)}`)
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint()
+    const stdinFd = opts.stdinFile ? openSync(opts.stdinFile, 'r') : 'ignore'
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(root, 'bench', 'rss-probe.mjs')).href, script, ...scriptArgs], {
+      cwd: root,
+      stdio: [stdinFd, opts.capture ? 'pipe' : 'ignore', 'pipe'],
+      env: { ...process.env, FERRY_BENCH_RSS_FILE: rssFile, ...(opts.env ?? {}) },
+    })
+    if (typeof stdinFd === 'number') closeSync(stdinFd)
+    let stderr = ''
+    let stdout = ''
+    child.stderr.on('data', (b) => (stderr += b).length > 20000 && (stderr = stderr.slice(-10000)))
+    child.stdout?.on('data', (b) => (stdout += b))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9
+      const rssKiB = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) : undefined
+      rmSync(rssFile, { force: true })
+      resolve({ code, seconds, rssKiB, stderr, stdout })
+    })
+  })
+}
+
+const baselines = new Map()
+
+const b = {
+  quick,
+  root,
+  outDir,
+  /** Runs the project's generator once per argument list; returns the fake HOME. */
+  async gen(genArgs) {
+    const key = createHash('sha256').update(JSON.stringify(genArgs)).digest('hex').slice(0, 12)
+    const home = join(outDir, 'data', key)
+    if (existsSync(join(home, 'ferry-gen-manifest.json'))) return home
+    rmSync(home, { recursive: true, force: true })
+    mkdirSync(home, { recursive: true })
+    const r = await measure(join(root, 'bench', 'gen.mjs'), [...genArgs, '--out', home, '--quiet'])
+    if (r.code !== 0) throw new Error(`gen ${genArgs.join(' ')} failed: ${r.stderr}`)
+    return home
+  },
+  findFiles(dir, re) {
+    const out = []
+    const walk = (d) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name)
+        if (e.isDirectory()) walk(p)
+        else if (re.test(p)) out.push(p)
+      }
+    }
+    walk(dir)
+    return out.sort()
+  },
+  size: (file) => statSync(file).size,
+  /** The split2 + JSON.parse + JSON.stringify loop over `file`. */
+  async baseline(label, file) {
+    const r = await measure(join(root, 'bench', 'baseline.mjs'), [file])
+    if (r.code !== 0) throw new Error(`baseline failed: ${r.stderr}`)
+    const bytes = statSync(file).size
+    const row = { label: `baseline loop: ${label}`, seconds: r.seconds, mbs: bytes / 1e6 / r.seconds, rssKiB: r.rssKiB }
+    baselines.set(label, row)
+    b.lastBaseline = row
+    print(row)
+    return row
+  },
+  /** Runs bin/ferry with `ferryArgs`; `bytes` is the input size for MB/s; compares with `against` (a baseline label) or the last baseline. */
+  async ferry(label, ferryArgs, opts = {}) {
+    const r = await measure(join(root, 'bin', 'ferry.js'), ferryArgs, opts)
+    if (r.code !== 0 && !opts.allowFail) throw new Error(`ferry ${ferryArgs.join(' ')} failed (${r.code}): ${r.stderr.slice(-2000)}`)
+    const base = opts.against ? baselines.get(opts.against) : b.lastBaseline
+    const row = { label, seconds: r.seconds, rssKiB: r.rssKiB }
+    if (opts.bytes) row.mbs = opts.bytes / 1e6 / r.seconds
+    if (base && row.mbs) {
+      row.vsBaseline = row.mbs / base.mbs
+      row.rssVsBaseline = row.rssKiB / base.rssKiB
+    }
+    if (opts.note) row.note = opts.note
+    print(row)
+    return { ...row, stdout: r.stdout, stderr: r.stderr }
+  },
+  /** Runs any node script with the RSS probe (for workloads that measure a library call). */
+  async script(label, script, scriptArgs, opts = {}) {
+    const r = await measure(script, scriptArgs, opts)
+    if (r.code !== 0) throw new Error(`${script} failed: ${r.stderr.slice(-2000)}`)
+    const row = { label, seconds: r.seconds, rssKiB: r.rssKiB, ...(opts.bytes ? { mbs: opts.bytes / 1e6 / r.seconds } : {}), ...(opts.note ? { note: opts.note } : {}) }
+    print(row)
+    return { ...row, stdout: r.stdout }
+  },
+  /** Prints a free-form result row (recall, counts…). */
+  report(label, note, extra = {}) {
+    print({ label, note, ...extra })
+  },
+}
+
+/** The core workload: the interchange stream itself (parse + stringify), vs the loop, on the same bytes. */
+async function core() {
+  const n = quick ? 20_000 : 400_000
+  const file = join(outDir, `interchange-${n}.jsonl`)
+  if (!existsSync(file)) {
+    const lines = []
+    const sid = 'ferry:bench'
+    lines.push(JSON.stringify({ kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: 'bench' }))
+    for (let i = 0; i < n; i++) {
+      lines.push(JSON.stringify({ kind: 'message', sid, id: `${sid}:m${i}`, role: i % 2 ? 'assistant' : 'user', ts: '2026-11-02T09:15:00.000Z', blocks: [{ type: 'text', text: `message ${i} — ${'lorem ipsum dolor sit amet '.repeat(1 + (i % 40))}` }] }))
+    }
+    writeFileSync(file, lines.join('\n') + '\n')
+  }
+  console.log(`\n# core: interchange stream, ${n} records`)
+  const bytes = statSync(file).size
+  await b.baseline('interchange', file)
+  await b.ferry('ferry cat FILE (parse + stringify)', ['cat', file], { bytes })
+  const out = join(outDir, 'core-out')
+  rmSync(out, { recursive: true, force: true })
+  await b.ferry('ferry write --to ferry --out DIR (atomic file)', ['write', '--to', 'ferry', '--out', out], { bytes, stdinFile: file })
+}
+
+const workloadDir = join(root, 'bench', 'workloads')
+const workloads = existsSync(workloadDir) ? readdirSync(workloadDir).filter((f) => f.endsWith('.mjs')).sort() : []
+console.log(`ferry bench ${quick ? '(quick)' : ''} — node ${process.version}, ${new Date().toISOString()}`)
+if (!only.length || only.includes('core')) await core()
+for (const f of workloads) {
+  const mod = await import(pathToFileURL(join(workloadDir, f)).href)
+  const name = mod.name ?? f.replace(/\.mjs$/, '')
+  if (only.length && !only.includes(name)) continue
+  console.log(`\n# ${name}`)
+  try {
+    await mod.default(b)
+  } catch (err) {
+    console.log(`  workload ${name} failed: ${err.message}`)
+    process.exitCode = 1
+  }
+}
+writeFileSync(join(outDir, 'last-run.json'), JSON.stringify(rows, null, 2))
