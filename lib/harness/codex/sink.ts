@@ -1,0 +1,388 @@
+/**
+ * The Codex sink: common records → a rollout that `codex resume` loads.
+ *
+ * Same-harness records that still carry their original line (`native.raw`)
+ * are written verbatim, so an untouched Codex session comes back byte for
+ * byte (keeping its id). Everything else is written in the classic dialect:
+ * `session_meta`, a `turn_context` per prompt, `response_item` messages,
+ * `function_call` / `custom_tool_call` (apply_patch) with their outputs, an
+ * `event_msg` `user_message` per prompt (listings need it) and `token_count`
+ * for usage. Tool calls go through the shared tool table (`toNative`).
+ */
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { StoreContext } from '../../context.js'
+import { FerryError } from '../../errors.js'
+import { AtomicFile } from '../../io/atomic.js'
+import { parseSessionKey, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type SessionRec, type ToolResultBlock, type ToolUseBlock } from '../../model.js'
+import { toNative } from '../../tools/table.js'
+import { SessionSink, type SessionWriter } from '../session-sink.js'
+import type { WriteOptions, WrittenSession } from '../types.js'
+import { derivedUuidV7, isUuid, rolloutRelPath } from './paths.js'
+
+/** The Codex version whose resume we verified these lines against. */
+export const WRITTEN_CLI_VERSION = '0.171.0'
+export const DEFAULT_PROVIDER = 'openai'
+export const DEFAULT_MODEL = 'gpt-5.5'
+const FLUSH_AT = 256 * 1024
+
+interface CodexConfig {
+  model?: string
+  model_provider?: string
+}
+
+/** Top-level `model` / `model_provider` of config.toml (the part before the first table). */
+export async function readCodexConfig(root: string): Promise<CodexConfig> {
+  let text: string
+  try {
+    text = await readFile(join(root, 'config.toml'), 'utf8')
+  } catch {
+    return {}
+  }
+  const top = text.split(/^\s*\[/m)[0] ?? ''
+  const get = (k: string) => new RegExp(`^\\s*${k}\\s*=\\s*"([^"\\n]+)"`, 'm').exec(top)?.[1]
+  const out: CodexConfig = {}
+  const model = get('model')
+  const provider = get('model_provider')
+  if (model) out.model = model
+  if (provider) out.model_provider = provider
+  return out
+}
+
+export function codexSink(ctx: StoreContext, root: string, opts: WriteOptions = {}): SessionSink {
+  let config: Promise<CodexConfig> | null = null
+  return new SessionSink(async (header) => {
+    config ??= readCodexConfig(root)
+    return RolloutWriter.open(ctx, opts.out ?? root, header, opts, await config)
+  })
+}
+
+const ORDINAL_PREFIX = /^(\{"timestamp":"[^"]*",)"ordinal":(\d+),/
+
+class RolloutWriter implements SessionWriter {
+  private pending = ''
+  private lineNo = 0
+  private lastTs: string
+  private turnNo = 0
+  private turnOpen = false
+  private lastRawLine = -1
+  private compaction: { payload: Record<string, unknown>; ts: string; history: unknown[] } | null = null
+  private skipReplacement = false
+  private readonly customCalls = new Set<string>()
+
+  private constructor(
+    private readonly file: AtomicFile,
+    private readonly header: SessionRec,
+    private readonly id: string,
+    private readonly source: string,
+    private readonly useOrdinals: boolean,
+    private readonly model: string,
+    private readonly cwd: string,
+    private readonly force: boolean,
+  ) {
+    this.lastTs = isoOr(header.created_at, new Date().toISOString())
+  }
+
+  static async open(ctx: StoreContext, dir: string, header: SessionRec, opts: WriteOptions, config: CodexConfig): Promise<RolloutWriter> {
+    const source = parseSessionKey(header.sid).harness || String(header.source?.harness ?? '')
+    const raw = sameFormatRaw(header)
+    let id: string
+    if (raw !== undefined) {
+      // Restoring a Codex session verbatim: its session_meta names its id, so the file must too.
+      id = header.native_id.toLowerCase()
+      if (!isUuid(id)) throw new FerryError(`codex: session id ${JSON.stringify(header.native_id)} is not a UUID; refusing to use it in a path`, { code: 'EBADID' })
+    }
+    const created = new Date(isoOr(header.created_at, new Date().toISOString()))
+    id ??= derivedUuidV7(header.sid, created)
+    const path = join(dir, rolloutRelPath(id, created))
+    const file = await AtomicFile.create(path, { force: opts.force === true })
+    const model =
+      (typeof opts.model === 'string' && opts.model) ||
+      (source === 'codex' && header.model) ||
+      config.model ||
+      (source === 'codex' ? undefined : undefined) ||
+      DEFAULT_MODEL
+    const cwd = header.cwd && header.cwd.startsWith('/') ? header.cwd : ctx.home
+    const useOrdinals = raw !== undefined && ORDINAL_PREFIX.test(raw.slice(0, 120))
+    const w = new RolloutWriter(file, header, id, source, useOrdinals, model, cwd, opts.force === true)
+    if (raw !== undefined) {
+      w.writeRaw(raw)
+      w.lastRawLine = header.native?.line ?? 0
+    } else {
+      const provider = (typeof opts.provider === 'string' && opts.provider) || config.model_provider || DEFAULT_PROVIDER
+      w.line(w.lastTs, 'session_meta', w.sessionMeta(provider))
+    }
+    return w
+  }
+
+  private sessionMeta(provider: string): Record<string, unknown> {
+    const h = this.header
+    const x = h.x ?? {}
+    const meta: Record<string, unknown> = {
+      id: this.id,
+      timestamp: this.lastTs,
+      cwd: this.cwd,
+      originator: this.source === 'codex' && typeof x['codex.originator'] === 'string' ? x['codex.originator'] : 'codex_cli_rs',
+      cli_version: WRITTEN_CLI_VERSION,
+      // `cli` so the interactive picker lists it, whatever wrote the source.
+      source: 'cli',
+      model_provider: provider,
+      base_instructions: null,
+    }
+    const git: Record<string, string> = {}
+    if (h.git?.commit) git.commit_hash = h.git.commit
+    if (h.git?.branch) git.branch = h.git.branch
+    if (h.git?.remote) git.repository_url = h.git.remote
+    if (Object.keys(git).length) meta.git = git
+    return meta
+  }
+
+  // ---- output helpers ------------------------------------------------------
+
+  private async out(text: string): Promise<void> {
+    this.pending += text
+    if (this.pending.length >= FLUSH_AT) await this.drain()
+  }
+
+  private async drain(): Promise<void> {
+    if (!this.pending) return
+    const p = this.pending
+    this.pending = ''
+    await this.file.write(p)
+  }
+
+  private line(ts: string, type: string, payload: unknown): Promise<void> {
+    const env = this.useOrdinals ? { timestamp: ts, ordinal: this.lineNo, type, payload } : { timestamp: ts, type, payload }
+    this.lineNo++
+    return this.out(JSON.stringify(env) + '\n')
+  }
+
+  private writeRaw(raw: string): Promise<void> {
+    let text = raw
+    if (this.useOrdinals) {
+      const m = ORDINAL_PREFIX.exec(raw.slice(0, 120))
+      // Keep ordinals contiguous when records were dropped or added on the way.
+      if (m && Number(m[2]) !== this.lineNo) text = `${m[1]}"ordinal":${this.lineNo},${raw.slice(m[0].length)}`
+    }
+    this.lineNo++
+    return this.out(text + '\n')
+  }
+
+  // ---- records -------------------------------------------------------------
+
+  async write(rec: FerryRecord): Promise<void> {
+    if (rec.kind === 'stream' || rec.kind === 'session' || rec.kind === 'end') return
+    const raw = sameFormatRaw(rec)
+    if (this.compaction && !(rec.kind === 'message' && rec.x?.['codex.replacement'] === true)) await this.flushCompaction()
+    if (raw !== undefined) {
+      this.skipReplacement = rec.kind === 'boundary'
+      this.lastRawLine = rec.native?.line ?? -1
+      if (rec.kind === 'message' && rec.role === 'user' && !rec.context) this.turnOpen = true
+      return this.writeRaw(raw)
+    }
+    // A second record made from a line already written verbatim.
+    if (rec.native?.format?.startsWith('codex/') && rec.native.line === this.lastRawLine) return
+    if (rec.kind === 'message' && rec.x?.['codex.replacement'] === true) {
+      if (this.skipReplacement) return
+      if (this.compaction) {
+        this.compaction.history.push(...this.replacementItems(rec))
+        return
+      }
+    }
+    this.skipReplacement = false
+    if ((rec.kind === 'message' || rec.kind === 'boundary') && rec.ts) this.lastTs = rec.ts
+    switch (rec.kind) {
+      case 'message':
+        return this.message(rec)
+      case 'boundary':
+        return this.boundary(rec)
+      default:
+        // native records without their line, unknown kinds: nothing Codex can use.
+        return
+    }
+  }
+
+  private boundary(rec: BoundaryRec): void {
+    if (rec.type !== 'compaction') return
+    this.compaction = { payload: { message: rec.summary ?? '' }, ts: this.lastTs, history: [] }
+  }
+
+  private async flushCompaction(): Promise<void> {
+    const c = this.compaction
+    if (!c) return
+    this.compaction = null
+    await this.line(c.ts, 'compacted', c.history.length ? { ...c.payload, replacement_history: c.history } : c.payload)
+  }
+
+  private replacementItems(rec: MessageRec): unknown[] {
+    const role = rec.role === 'system' ? String(rec.x?.['codex.role'] ?? 'developer') : rec.role
+    const content = this.contentParts(rec.blocks, rec.role === 'assistant')
+    return content.length ? [{ type: 'message', role, content }] : []
+  }
+
+  private async message(rec: MessageRec): Promise<void> {
+    const ts = rec.ts ?? this.lastTs
+    if (rec.role === 'assistant') return this.assistant(rec, ts)
+    if (rec.context) {
+      // Foreign injected context means nothing to Codex (it injects its own); summaries do.
+      if (this.source !== 'codex' && rec.context_kind !== 'summary') return
+      const role = rec.role === 'system' ? String(rec.x?.['codex.role'] ?? 'developer') : 'user'
+      const content = this.contentParts(rec.blocks, false)
+      if (content.length) await this.line(ts, 'response_item', { type: 'message', role, content })
+      return
+    }
+    if (rec.role === 'system') return
+    let run: Block[] = []
+    const flushRun = async () => {
+      if (!run.length) return
+      const blocks = run
+      run = []
+      const content = this.contentParts(blocks, false)
+      if (!content.length) return
+      await this.startTurn(ts)
+      await this.line(ts, 'response_item', { type: 'message', role: 'user', content })
+      const text = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
+      await this.line(ts, 'event_msg', { type: 'user_message', message: text, kind: 'plain' })
+    }
+    for (const b of rec.blocks) {
+      if (b.type === 'tool_result') {
+        await flushRun()
+        await this.toolResult(b, ts, rec)
+      } else run.push(b)
+    }
+    await flushRun()
+  }
+
+  private async startTurn(ts: string): Promise<void> {
+    this.turnNo++
+    this.turnOpen = true
+    const turnId = derivedUuidV7(`${this.id}:turn:${this.turnNo}`, new Date(ts))
+    await this.line(ts, 'turn_context', {
+      turn_id: turnId,
+      cwd: this.cwd,
+      approval_policy: 'on-request',
+      sandbox_policy: { type: 'workspace-write' },
+      model: this.model,
+      summary: 'auto',
+    })
+  }
+
+  private async assistant(rec: MessageRec, ts: string): Promise<void> {
+    if (!this.turnOpen) await this.startTurn(ts)
+    let text: Block[] = []
+    const flushText = async () => {
+      if (!text.length) return
+      const content = this.contentParts(text, true)
+      text = []
+      if (content.length) {
+        const item: Record<string, unknown> = { type: 'message', role: 'assistant', content }
+        if (this.source === 'codex' && typeof rec.x?.['codex.phase'] === 'string') item.phase = rec.x['codex.phase']
+        await this.line(ts, 'response_item', item)
+      }
+    }
+    for (const b of rec.blocks) {
+      if (b.type === 'text' || b.type === 'image' || b.type === 'unknown') {
+        text.push(b)
+        continue
+      }
+      await flushText()
+      if (b.type === 'thinking') {
+        // Reasoning is provider-bound: only a Codex/OpenAI block with its encrypted payload goes back.
+        if (this.source === 'codex' && b.provider === 'openai' && b.encrypted) {
+          await this.line(ts, 'response_item', {
+            type: 'reasoning',
+            summary: b.text ? [{ type: 'summary_text', text: b.text }] : [],
+            content: null,
+            encrypted_content: b.encrypted,
+          })
+        }
+      } else if (b.type === 'tool_use') await this.toolUse(b, ts, rec)
+    }
+    await flushText()
+    if (rec.usage) {
+      const u = rec.usage
+      const last = {
+        input_tokens: (u.input_tokens ?? 0) + (u.cache_read_tokens ?? 0),
+        cached_input_tokens: u.cache_read_tokens ?? 0,
+        cache_write_input_tokens: u.cache_write_tokens ?? 0,
+        output_tokens: u.output_tokens ?? 0,
+        reasoning_output_tokens: u.reasoning_tokens ?? 0,
+        total_tokens: u.total_tokens ?? (u.input_tokens ?? 0) + (u.cache_read_tokens ?? 0) + (u.output_tokens ?? 0),
+      }
+      await this.line(ts, 'event_msg', { type: 'token_count', info: { total_token_usage: last, last_token_usage: last, model_context_window: null }, rate_limits: null })
+    }
+  }
+
+  private async toolUse(b: ToolUseBlock, ts: string, rec: MessageRec): Promise<void> {
+    const item = this.source === 'codex' ? rec.x?.['codex.item'] : undefined
+    const { name, input } = toNative('codex', b, this.source)
+    if (item === 'local_shell_call') {
+      return this.line(ts, 'response_item', { type: 'local_shell_call', call_id: b.id, status: 'completed', action: input })
+    }
+    if (item === 'web_search_call') {
+      const p: Record<string, unknown> = { type: 'web_search_call', status: 'completed', action: input }
+      if (rec.x?.['codex.synthetic_call_id'] !== true) p.call_id = b.id
+      return this.line(ts, 'response_item', p)
+    }
+    if (typeof input === 'string' && (item === 'custom_tool_call' || name === 'apply_patch')) {
+      this.customCalls.add(b.id)
+      return this.line(ts, 'response_item', { type: 'custom_tool_call', status: 'completed', call_id: b.id, name, input })
+    }
+    const p: Record<string, unknown> = { type: 'function_call', name, arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}), call_id: b.id }
+    if (this.source === 'codex' && typeof rec.x?.['codex.namespace'] === 'string') p.namespace = rec.x['codex.namespace']
+    return this.line(ts, 'response_item', p)
+  }
+
+  private toolResult(b: ToolResultBlock, ts: string, rec: MessageRec): Promise<void> {
+    const custom = this.customCalls.delete(b.tool_use_id) || (this.source === 'codex' && rec.x?.['codex.item'] === 'custom_tool_call_output')
+    let output: unknown
+    if (typeof b.content === 'string') output = b.content
+    else if (b.content.some((p) => p.type === 'image')) output = this.contentParts(b.content, false)
+    else output = b.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
+    if (custom && typeof output !== 'string') output = (b.content as Block[]).map((p) => (p.type === 'text' ? p.text : '')).join('')
+    return this.line(ts, 'response_item', { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: b.tool_use_id, output })
+  }
+
+  /** Content parts of a Responses-API message. */
+  private contentParts(blocks: Block[], assistant: boolean): unknown[] {
+    const parts: unknown[] = []
+    for (const b of blocks) {
+      if (b.type === 'text') parts.push({ type: assistant ? 'output_text' : 'input_text', text: b.text })
+      else if (b.type === 'image') {
+        if (b.data) parts.push({ type: 'input_image', image_url: `data:${b.mime};base64,${b.data}` })
+        else if (b.ref?.url) parts.push({ type: 'input_image', image_url: b.ref.url })
+        else parts.push({ type: 'input_text', text: `[image: ${b.ref?.path ?? b.mime}]` })
+      } else if (b.type === 'unknown' && this.source === 'codex' && b.native_type.startsWith('codex/')) parts.push(b.value)
+    }
+    return parts
+  }
+
+  async finish(): Promise<WrittenSession> {
+    await this.flushCompaction()
+    await this.drain()
+    await this.file.commit({ force: this.force })
+    return {
+      harness: 'codex',
+      id: this.id,
+      path: this.file.path,
+      from: this.header.sid,
+      ...(this.header.title ? { title: this.header.title } : {}),
+    }
+  }
+
+  async abort(): Promise<void> {
+    await this.file.abort()
+  }
+}
+
+/** The original line, when the record came from a Codex rollout and still has it. */
+function sameFormatRaw(rec: FerryRecord): string | undefined {
+  const n = (rec as { native?: { format?: string; raw?: string } }).native
+  return n && typeof n.raw === 'string' && typeof n.format === 'string' && n.format.startsWith('codex/') ? n.raw : undefined
+}
+
+function isoOr(s: string | null | undefined, fallback: string): string {
+  if (!s) return fallback
+  const d = new Date(s)
+  return Number.isNaN(d.getTime()) ? fallback : d.toISOString()
+}
