@@ -1,0 +1,112 @@
+/**
+ * Finding sessions: one `<uuid>.jsonl` per session in each project folder of
+ * `<root>/projects/`. Side folders (`<uuid>/subagents`, `<uuid>/tool-results`,
+ * `memory/`) are not sessions and are never descended into.
+ */
+import { readdir, stat } from 'node:fs/promises'
+import { basename, dirname, join, resolve as resolvePath } from 'node:path'
+import type { StoreContext } from '../../context.js'
+import { UsageError } from '../../errors.js'
+import { sessionKey } from '../../model.js'
+import type { SessionInfo } from '../types.js'
+import { TEMP_PREFIX } from '../../io/atomic.js'
+import { readMeta } from './meta.js'
+
+export const HARNESS = 'claude-code' as const
+
+export function projectsDir(root: string): string {
+  return join(root, 'projects')
+}
+
+async function dirents(dir: string) {
+  try {
+    return await readdir(dir, { withFileTypes: true })
+  } catch {
+    return []
+  }
+}
+
+function isSessionFile(name: string): boolean {
+  return name.endsWith('.jsonl') && !name.startsWith('.') && !name.startsWith(TEMP_PREFIX) && name.length > 6
+}
+
+/** Session files, project folder by project folder (sorted, so listings are stable). */
+export async function* sessionFiles(root: string): AsyncGenerator<string> {
+  const projects = (await dirents(projectsDir(root))).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name).sort()
+  for (const p of projects) {
+    const dir = join(projectsDir(root), p)
+    const files = (await dirents(dir)).filter((d) => d.isFile() && isSessionFile(d.name)).map((d) => d.name).sort()
+    for (const f of files) yield join(dir, f)
+  }
+}
+
+export async function infoFor(ctx: StoreContext, path: string): Promise<SessionInfo> {
+  const id = basename(path, '.jsonl')
+  const info: SessionInfo = { harness: HARNESS, id, sid: sessionKey(HARNESS, id), path, locator: { path } }
+  try {
+    const m = await readMeta(path)
+    info.bytes = m.bytes
+    if (m.cwd) info.cwd = m.cwd
+    if (m.title) info.title = m.title
+    if (m.model) info.model = m.model
+    if (m.version) info.agent_version = m.version
+    if (m.gitBranch) info.git_branch = m.gitBranch
+    if (m.createdAt) info.created_at = m.createdAt
+    info.updated_at = m.updatedAt ?? m.mtime.toISOString()
+  } catch (err) {
+    ctx.diagnostics.warn('claude-code/unreadable', `cannot read session metadata: ${(err as Error).message}`, { file: path })
+  }
+  return info
+}
+
+export async function* discover(ctx: StoreContext, root: string): AsyncGenerator<SessionInfo> {
+  for await (const f of sessionFiles(root)) yield await infoFor(ctx, f)
+}
+
+async function isFile(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isFile()
+  } catch {
+    return false
+  }
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** A native id, a unique id prefix, or a path to the session file (or its side folder). */
+export async function resolveRef(ctx: StoreContext, root: string, ref: string): Promise<SessionInfo | null> {
+  if (!ref || ref.includes('\0')) return null
+  if (ref.includes('/') || ref.endsWith('.jsonl')) {
+    const p = resolvePath(ref)
+    if (p.endsWith('.jsonl') && (await isFile(p))) return infoFor(ctx, p)
+    if (await isDir(p)) {
+      const f = `${p.replace(/\/+$/, '')}.jsonl`
+      if (await isFile(f)) return infoFor(ctx, f)
+    }
+    if (ref.includes('/')) return null
+  }
+  const id = ref.endsWith('.jsonl') ? ref.slice(0, -6) : ref
+  if (id.includes('/') || id.startsWith('.')) return null
+  const matches: string[] = []
+  for await (const f of sessionFiles(root)) {
+    const stem = basename(f, '.jsonl')
+    if (stem === id) return infoFor(ctx, f)
+    if (stem.startsWith(id)) matches.push(f)
+  }
+  if (matches.length === 1) return infoFor(ctx, matches[0]!)
+  if (matches.length > 1) {
+    throw new UsageError(`"${ref}" matches ${matches.length} Claude Code sessions: ${matches.slice(0, 5).map((m) => basename(m, '.jsonl')).join(', ')}${matches.length > 5 ? ', …' : ''}`)
+  }
+  return null
+}
+
+/** `<project dir>/<id>/` — where a session's sub-agents and spilled outputs live. */
+export function sideDir(sessionPath: string): string {
+  return join(dirname(sessionPath), basename(sessionPath, '.jsonl'))
+}

@@ -1,0 +1,102 @@
+/**
+ * Cheap session metadata from the head and a bounded tail of a transcript,
+ * without parsing the whole file (claude-code.md §2 "Discovery").
+ */
+import { stat } from 'node:fs/promises'
+import { headLines, tailLines } from './file-lines.js'
+import { scanTop, str, type Scalar } from './scan.js'
+import { promptTitle } from './text.js'
+
+const HEAD_BYTES = 512 * 1024
+const HEAD_LINES = 200
+const TAIL_BYTES = 256 * 1024
+/** Lines larger than this are not JSON-parsed during discovery (only scanned). */
+const PARSE_CAP = 256 * 1024
+
+const HEAD_KEYS = new Set(['type', 'cwd', 'version', 'gitBranch', 'timestamp', 'isMeta', 'isSidechain', 'isCompactSummary', 'sessionId'])
+const TAIL_KEYS = new Set(['type', 'timestamp', 'customTitle', 'aiTitle', 'summary', 'leafUuid', 'isSidechain'])
+
+export interface SessionMeta {
+  cwd?: string
+  version?: string
+  gitBranch?: string
+  model?: string
+  title?: string
+  titleSource?: string
+  createdAt?: string
+  updatedAt?: string
+  bytes: number
+  mtime: Date
+}
+
+function parseSmall(line: Buffer): Record<string, unknown> | null {
+  if (line.length > PARSE_CAP) return null
+  try {
+    const v: unknown = JSON.parse(line.toString('utf8'))
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
+function modelOf(line: Buffer): string | undefined {
+  const o = parseSmall(line)
+  const m = (o?.message as { model?: unknown } | undefined)?.model
+  return typeof m === 'string' && m !== '<synthetic>' ? m : undefined
+}
+
+export async function readMeta(path: string): Promise<SessionMeta> {
+  const st = await stat(path)
+  const meta: SessionMeta = { bytes: st.size, mtime: st.mtime }
+  let firstPrompt: string | undefined
+  for (const line of await headLines(path, Math.min(HEAD_BYTES, Math.max(st.size, 1)), HEAD_LINES)) {
+    const f = scanTop(line, HEAD_KEYS)
+    if (!f) continue
+    const ts = str(f.timestamp)
+    if (ts && !meta.createdAt) meta.createdAt = ts
+    const type = str(f.type)
+    if (type === 'user' || type === 'assistant' || type === 'attachment' || type === 'system') {
+      meta.cwd ??= str(f.cwd)
+      meta.version ??= str(f.version)
+      meta.gitBranch ??= str(f.gitBranch)
+    }
+    if (type === 'assistant' && !meta.model) meta.model = modelOf(line)
+    if (type === 'user' && firstPrompt === undefined && f.isMeta !== true && f.isCompactSummary !== true) {
+      const o = parseSmall(line)
+      const t = o ? promptTitle((o.message as { content?: unknown } | undefined)?.content) : undefined
+      if (t) firstPrompt = t
+    }
+    if (meta.cwd && meta.model && firstPrompt !== undefined) break
+  }
+  let custom: string | undefined
+  let ai: string | undefined
+  let summary: string | undefined
+  let lastModel: string | undefined
+  for (const line of await tailLines(path, st.size, TAIL_BYTES)) {
+    const f: Record<string, Scalar> | null = scanTop(line, TAIL_KEYS)
+    if (!f) continue
+    const ts = str(f.timestamp)
+    if (ts) meta.updatedAt = ts
+    switch (str(f.type)) {
+      case 'custom-title':
+        custom = str(f.customTitle) ?? custom
+        break
+      case 'ai-title':
+        ai = str(f.aiTitle) ?? ai
+        break
+      case 'summary':
+        summary = str(f.summary) ?? summary
+        break
+      case 'assistant':
+        lastModel = modelOf(line) ?? lastModel
+        break
+    }
+  }
+  meta.model ??= lastModel
+  if (custom) [meta.title, meta.titleSource] = [custom, 'custom']
+  else if (ai) [meta.title, meta.titleSource] = [ai, 'ai']
+  else if (summary) [meta.title, meta.titleSource] = [summary, 'summary']
+  else if (firstPrompt) [meta.title, meta.titleSource] = [firstPrompt, 'first_prompt']
+  meta.updatedAt ??= meta.createdAt
+  return meta
+}

@@ -1,0 +1,515 @@
+/**
+ * Writing sessions as Claude Code transcripts that `claude --resume` loads.
+ *
+ * Two modes per session, chosen by where the records came from:
+ *  - a Claude Code record carrying `native.raw` is written back verbatim
+ *    (byte-identical round trip, side files included);
+ *  - anything else is written from its modelled fields: one line per user or
+ *    assistant entry, a linear uuid chain, every tool_use answered before the
+ *    next assistant entry, tool names mapped through the shared tool table,
+ *    thinking without a genuine Anthropic signature turned into text (or
+ *    dropped), and a title anchored to the last entry.
+ * Sub-agent sessions whose parent was written in the same run go to
+ * `<parent id>/subagents/agent-<id>.jsonl` with their `.meta.json`.
+ */
+import { chmod, rm } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import type { StoreContext } from '../../context.js'
+import { AtomicFile, writeWholeFile } from '../../io/atomic.js'
+import {
+  parseSessionKey, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
+  type SessionRec, type ToolResultBlock, type ToolUseBlock,
+} from '../../model.js'
+import { toNative } from '../../tools/table.js'
+import { SessionSink, type SessionWriter } from '../session-sink.js'
+import type { WriteOptions, WrittenSession } from '../types.js'
+import { HARNESS, projectsDir } from './discover.js'
+import { scanTop, str } from './scan.js'
+import { isSafeSlug, projectSlug } from './slug.js'
+import { isUuid, shortHash, uuidV5 } from './uuid.js'
+
+export interface ClaudeWriteOptions extends WriteOptions {
+  /** Reasoning that Anthropic did not sign: `text` (default) or `drop`. */
+  thinking?: 'text' | 'drop' | string
+}
+
+/** Written as `version` when the source is another harness (the client we verified against). */
+export const DEFAULT_VERSION = '2.1.332'
+/** Context kinds a foreign harness injected that Claude Code re-creates on its own. */
+const DROPPED_CONTEXT: ReadonlySet<string> = new Set(['environment', 'instructions', 'skill', 'attachment'])
+const SAFE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}$/
+const NO_RESULT = '[ferry] No result was recorded for this tool call.'
+
+type Obj = Record<string, unknown>
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+interface WrittenTarget {
+  projectDir: string
+  sessionId: string
+}
+
+export function safeToolId(id: string): string {
+  const s = id.replace(/[^A-Za-z0-9_-]/g, '_')
+  return s ? s : `toolu_ferry_${shortHash(id, 24)}`
+}
+
+export function claudeSink(ctx: StoreContext, root: string, opts: ClaudeWriteOptions = {}): SessionSink {
+  const store = opts.out ? resolve(opts.out) : root
+  const written = new Map<string, WrittenTarget>()
+  return new SessionSink(async (header) => ClaudeWriter.open(ctx, store, header, opts, written))
+}
+
+class ClaudeWriter implements SessionWriter {
+  private lastUuid: string | null = null
+  /** Raw text of the last chain line written verbatim; its uuid is read only when needed. */
+  private lastRawChain: string | null = null
+  private lastTs: string
+  private lastAssistantUuid: string | null = null
+  /** Source tool_use id → written id, for calls not yet answered. */
+  private readonly open = new Map<string, string>()
+  private pendingCmd: string | null = null
+  /** User content held back while tool calls are open (results must come first). */
+  private deferred: Array<{ rec: MessageRec; content: Obj[]; isMeta: boolean }> = []
+  private pendingSummary: string | null = null
+  private afterBoundary = false
+  private modelled = false
+  private lines = 0
+  private metaRaw: string | undefined
+  private readonly sideFiles: string[] = []
+  private title: string | undefined
+  private readonly source: string
+
+  private constructor(
+    private readonly ctx: StoreContext,
+    private readonly header: SessionRec,
+    private readonly opts: ClaudeWriteOptions,
+    private readonly file: AtomicFile,
+    private readonly target: WrittenTarget,
+    private readonly written: Map<string, WrittenTarget>,
+    private readonly same: boolean,
+    private readonly agentId: string | undefined,
+    private readonly startTs: string,
+  ) {
+    this.source = header.source?.harness ?? parseSessionKey(header.sid).harness
+    this.lastTs = startTs
+    this.title = header.title
+  }
+
+  static async open(ctx: StoreContext, store: string, header: SessionRec, opts: ClaudeWriteOptions, written: Map<string, WrittenTarget>): Promise<ClaudeWriter> {
+    const source = header.source?.harness ?? parseSessionKey(header.sid).harness
+    const same = source === HARNESS
+    const startTs = header.created_at ?? header.updated_at ?? new Date().toISOString()
+    const parent = header.parent?.kind === 'subagent' ? written.get(header.parent.sid) : undefined
+    let path: string
+    let target: WrittenTarget
+    let agentId: string | undefined
+    if (parent) {
+      const fromName = same ? /^agent-([A-Za-z0-9_-]{1,64})$/.exec(header.native_id)?.[1] : undefined
+      const fromLink = header.parent?.agent_id && /^[A-Za-z0-9_-]{1,64}$/.test(header.parent.agent_id) ? header.parent.agent_id : undefined
+      agentId = fromName ?? fromLink ?? `a${shortHash(header.sid, 16)}`
+      target = parent
+      path = join(parent.projectDir, parent.sessionId, 'subagents', `agent-${agentId}.jsonl`)
+    } else {
+      const sessionId = same && isUuid(header.native_id) ? header.native_id : uuidV5(`session:${header.sid}`)
+      const original = same && header.source.locator?.path ? basename(dirname(header.source.locator.path)) : undefined
+      const dirName = original && isSafeSlug(original) && !header.parent ? original : projectSlug(header.cwd || ctx.home)
+      target = { projectDir: join(projectsDir(store), dirName), sessionId }
+      path = join(target.projectDir, `${sessionId}.jsonl`)
+    }
+    const file = await AtomicFile.create(path, { force: opts.force === true })
+    return new ClaudeWriter(ctx, header, opts, file, target, written, same, agentId, startTs)
+  }
+
+  private get sessionDir(): string {
+    return join(this.target.projectDir, this.target.sessionId)
+  }
+
+  private async line(obj: Obj | string): Promise<void> {
+    this.lines++
+    await this.file.write(`${typeof obj === 'string' ? obj : JSON.stringify(obj)}\n`)
+  }
+
+  private parentUuid(): string | null {
+    if (this.lastRawChain !== null) {
+      const f = scanTop(Buffer.from(this.lastRawChain, 'utf8'), new Set(['uuid']))
+      this.lastUuid = str(f?.uuid) ?? this.lastUuid
+      this.lastRawChain = null
+    }
+    return this.lastUuid
+  }
+
+  private uuidFor(rec: { id: string }, k: number): string {
+    const prefix = `${this.header.sid}:u`
+    if (this.same && k === 0 && rec.id.startsWith(prefix) && isUuid(rec.id.slice(prefix.length))) return rec.id.slice(prefix.length)
+    return uuidV5(`${this.target.sessionId}:${rec.id}#${k}`)
+  }
+
+  private envelope(type: string, uuid: string, ts: string | null | undefined): Obj {
+    if (ts) this.lastTs = ts
+    const e: Obj = {
+      parentUuid: this.parentUuid(),
+      isSidechain: this.agentId !== undefined,
+      userType: 'external',
+      cwd: this.header.cwd || this.ctx.home,
+      sessionId: this.target.sessionId,
+      version: (this.same && this.header.source.agent_version) || DEFAULT_VERSION,
+      gitBranch: this.header.git?.branch ?? '',
+    }
+    if (this.agentId !== undefined) e.agentId = this.agentId
+    e.type = type
+    return e
+  }
+
+  private async chainLine(e: Obj, uuid: string, extra: Obj = {}): Promise<void> {
+    // Key order as the client writes it: envelope, type, message, flags, uuid, timestamp.
+    const ts = this.lastTs
+    await this.line({ ...e, ...extra, uuid, timestamp: ts })
+    this.lastUuid = uuid
+    this.lastRawChain = null
+    this.modelled = true
+  }
+
+  async write(rec: FerryRecord): Promise<void> {
+    if (rec.kind === 'stream') return
+    const raw = rec.native?.raw
+    if (this.same && raw !== undefined && rec.native!.format.startsWith(`${HARNESS}/`)) return this.writeRaw(rec, raw)
+    if (rec.kind === 'message') return this.writeMessage(rec)
+    if (rec.kind === 'boundary') return this.writeBoundary(rec)
+    // native records of other formats, and unknown kinds: nothing to write.
+  }
+
+  private async writeRaw(rec: Exclude<FerryRecord, { kind: 'stream' }>, raw: string): Promise<void> {
+    const n = rec.native!
+    if (rec.kind === 'native' && rec.native_type === `${HARNESS}/subagent-meta`) {
+      this.metaRaw = raw
+      return
+    }
+    if (rec.kind === 'native' && rec.native_type === `${HARNESS}/tool-result-file`) {
+      const name = n.file?.startsWith('tool-results/') ? n.file.slice('tool-results/'.length) : ''
+      if (!SAFE_FILE.test(name)) {
+        this.ctx.diagnostics.warn('claude-code/unsafe-side-file', `side file name refused: ${JSON.stringify(n.file)}`)
+        return
+      }
+      const p = join(this.sessionDir, 'tool-results', name)
+      await writeWholeFile(p, raw, { force: this.opts.force === true })
+      this.sideFiles.push(p)
+      return
+    }
+    if (rec.kind === 'message' && rec.role === 'assistant') await this.flushOpen()
+    await this.line(raw)
+    let last = raw
+    for (const m of n.merged ?? []) {
+      if (m.raw === undefined) continue
+      await this.line(m.raw)
+      last = m.raw
+    }
+    const inactive = rec.x?.[`${HARNESS}.inactive`] === true
+    const chain = rec.kind === 'message' || rec.kind === 'boundary' || (rec.kind === 'native' && /^claude-code\/(system|attachment)/.test(rec.native_type))
+    if (chain && !inactive) this.lastRawChain = last
+    if (rec.kind === 'message') this.track(rec, true)
+  }
+
+  /** Keeps the set of open calls in step with records written verbatim. */
+  private track(rec: MessageRec, raw: boolean): void {
+    for (const b of rec.blocks) {
+      if (b.type === 'tool_use' && rec.role === 'assistant' && raw) this.open.set(b.id, b.id)
+      if (b.type === 'tool_result') this.open.delete(b.tool_use_id)
+    }
+  }
+
+  /** Answers every open call with a synthetic error result (claude-code.md §5.5). */
+  private async flushOpen(): Promise<void> {
+    if (this.open.size && this.modelled) {
+      for (const [, id] of this.open) {
+        const uuid = uuidV5(`${this.target.sessionId}:synthetic-result:${id}`)
+        const e = this.envelope('user', uuid, null)
+        await this.chainLine(e, uuid, {
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: NO_RESULT, is_error: true }] },
+          ...(this.lastAssistantUuid ? { sourceToolAssistantUUID: this.lastAssistantUuid } : {}),
+        })
+      }
+    }
+    this.open.clear()
+    await this.flushDeferred()
+  }
+
+  private async flushDeferred(): Promise<void> {
+    const d = this.deferred
+    this.deferred = []
+    for (const item of d) await this.userLine(item.rec, item.content, item.isMeta, 1)
+  }
+
+  private async flushSummary(): Promise<void> {
+    if (this.pendingSummary === null) return
+    const text = this.pendingSummary
+    this.pendingSummary = null
+    const uuid = uuidV5(`${this.target.sessionId}:summary:${this.lines}`)
+    await this.chainLine(this.envelope('user', uuid, null), uuid, { message: { role: 'user', content: text }, isCompactSummary: true, isVisibleInTranscriptOnly: true })
+    this.afterBoundary = false
+  }
+
+  private async writeBoundary(rec: BoundaryRec): Promise<void> {
+    if (rec.type !== 'compaction') return
+    await this.flushOpen()
+    await this.flushSummary()
+    const uuid = this.uuidFor(rec, 0)
+    const logical = this.parentUuid()
+    const e = this.envelope('system', uuid, rec.ts)
+    e.parentUuid = null
+    await this.chainLine(e, uuid, {
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      isMeta: false,
+      level: 'info',
+      logicalParentUuid: logical,
+      compactMetadata: { trigger: rec.trigger ?? 'auto', preTokens: rec.pre_tokens ?? 0 },
+    })
+    this.afterBoundary = true
+    if (rec.summary) this.pendingSummary = rec.summary
+  }
+
+  private thinking(b: Extract<Block, { type: 'thinking' }>): Obj | null {
+    const anthropic = b.provider === 'anthropic' || (b.provider === undefined && this.same)
+    if (anthropic && b.redacted && b.encrypted) return { type: 'redacted_thinking', data: b.encrypted }
+    if (anthropic && !b.redacted && b.signature) return { type: 'thinking', thinking: b.text, signature: b.signature }
+    if (this.opts.thinking === 'drop' || !b.text.trim()) return null
+    return { type: 'text', text: `[thinking]\n${b.text}` }
+  }
+
+  private toolUse(b: ToolUseBlock): Obj {
+    const n = toNative(HARNESS, b, this.source)
+    const id = safeToolId(b.id)
+    this.open.set(b.id, id)
+    const input = isObj(n.input) ? n.input : n.input === undefined || n.input === null ? {} : { input: n.input }
+    return { type: 'tool_use', id, name: n.name, input }
+  }
+
+  private async writeMessage(rec: MessageRec): Promise<void> {
+    if (rec.role === 'assistant') return this.writeAssistant(rec)
+    if (rec.context && DROPPED_CONTEXT.has(String(rec.context_kind)) && !(this.same && rec.context_kind === 'summary')) return
+    if (rec.role === 'system' && rec.context) return
+    const isSummary = rec.context === true && rec.context_kind === 'summary'
+    if (isSummary) this.pendingSummary = null
+    else await this.flushSummary()
+
+    const results: Array<{ block: ToolResultBlock; id: string }> = []
+    const content: Obj[] = []
+    for (const b of rec.blocks) {
+      if (b.type === 'tool_result') {
+        const id = this.open.get(b.tool_use_id)
+        if (id !== undefined) {
+          results.push({ block: b, id })
+          this.open.delete(b.tool_use_id)
+        } else if (this.pendingCmd !== null && b.tool_use_id === this.pendingCmd) {
+          this.pendingCmd = null
+          const tag = b.is_error ? 'local-command-stderr' : 'local-command-stdout'
+          content.push({ type: 'text', text: `<${tag}>${resultTextOf(b.content)}</${tag}>` })
+        } else {
+          content.push({ type: 'text', text: `[ferry] Result of an earlier tool call (${b.tool_use_id}):\n${resultTextOf(b.content)}` })
+        }
+      } else if (b.type === 'tool_use') {
+        if (b.name.startsWith('/')) {
+          const args = isObj(b.input) && typeof b.input.args === 'string' ? b.input.args : ''
+          const name = b.name
+          content.push({ type: 'text', text: `<command-name>${name}</command-name>\n            <command-message>${name.slice(1)}</command-message>\n            <command-args>${args}</command-args>` })
+          this.pendingCmd = b.id
+        } else content.push({ type: 'text', text: `[ferry] Tool call ${b.name}: ${JSON.stringify(b.input)}` })
+      } else {
+        const c = userBlock(b, this.same)
+        if (c) content.push(c)
+      }
+    }
+    let k = 0
+    for (const r of results) {
+      const uuid = this.uuidFor(rec, k++)
+      const e = this.envelope('user', uuid, rec.ts)
+      const extra: Obj = { message: { role: 'user', content: [resultBlock(r.block, r.id)] } }
+      if (this.same && r.block.structured !== undefined) extra.toolUseResult = r.block.structured
+      if (this.lastAssistantUuid) extra.sourceToolAssistantUUID = this.lastAssistantUuid
+      await this.chainLine(e, uuid, extra)
+    }
+    if (!content.length) {
+      if (!this.open.size) await this.flushDeferred()
+      return
+    }
+    const isMeta = rec.context === true || rec.role === 'system'
+    if (this.open.size && !isSummary) {
+      this.deferred.push({ rec, content, isMeta })
+      return
+    }
+    await this.flushDeferred()
+    await this.userLine(rec, content, isMeta, k, isSummary)
+  }
+
+  private async userLine(rec: MessageRec, content: Obj[], isMeta: boolean, k: number, isSummary = false): Promise<void> {
+    const uuid = this.uuidFor(rec, k)
+    const e = this.envelope('user', uuid, rec.ts)
+    const only = content.length === 1 && content[0]!.type === 'text' ? (content[0]!.text as string) : null
+    const extra: Obj = { message: { role: 'user', content: only ?? content } }
+    if (isSummary) {
+      extra.isCompactSummary = true
+      extra.isVisibleInTranscriptOnly = true
+      this.afterBoundary = false
+    } else if (isMeta) extra.isMeta = true
+    await this.chainLine(e, uuid, extra)
+  }
+
+  private async writeAssistant(rec: MessageRec): Promise<void> {
+    await this.flushOpen()
+    await this.flushSummary()
+    this.pendingCmd = null
+    const content: Obj[] = []
+    for (const b of rec.blocks) {
+      switch (b.type) {
+        case 'text':
+          if (b.text !== '') content.push({ type: 'text', text: b.text })
+          break
+        case 'thinking': {
+          const t = this.thinking(b)
+          if (t) content.push(t)
+          break
+        }
+        case 'tool_use':
+          content.push(this.toolUse(b))
+          break
+        case 'unknown':
+          if (this.same && isObj(b.value)) content.push(b.value)
+          break
+        case 'tool_result':
+          this.ctx.diagnostics.warn('claude-code/result-in-assistant', `tool result inside an assistant message dropped (${rec.id})`)
+          break
+        default:
+          break
+      }
+    }
+    if (!content.length) return
+    const uuid = this.uuidFor(rec, 0)
+    const e = this.envelope('assistant', uuid, rec.ts)
+    const hasTool = content.some((c) => c.type === 'tool_use')
+    const u = rec.usage ?? {}
+    const apiId = rec.api_message_id && /^msg_[A-Za-z0-9_-]+$/.test(rec.api_message_id) ? rec.api_message_id : `msg_ferry_${shortHash(`${this.target.sessionId}:${rec.id}`, 24)}`
+    const model = rec.model ?? this.header.model ?? '<synthetic>'
+    const stop = hasTool ? 'tool_use' : rec.stop_reason && rec.stop_reason !== 'other' && rec.stop_reason !== 'aborted' && rec.stop_reason !== 'error' ? rec.stop_reason : 'end_turn'
+    await this.chainLine(e, uuid, {
+      message: {
+        id: apiId,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: stop,
+        stop_sequence: null,
+        usage: {
+          input_tokens: u.input_tokens ?? 0,
+          cache_creation_input_tokens: u.cache_write_tokens ?? 0,
+          cache_read_input_tokens: u.cache_read_tokens ?? 0,
+          output_tokens: u.output_tokens ?? 0,
+        },
+      },
+      ...(rec.x?.[`${HARNESS}.isApiErrorMessage`] === true ? { isApiErrorMessage: true } : {}),
+    })
+    this.lastAssistantUuid = uuid
+  }
+
+  async finish(end?: EndRec): Promise<WrittenSession | void> {
+    try {
+      await this.flushOpen()
+      await this.flushSummary()
+      await this.flushDeferred()
+      this.title = end?.title ?? this.title
+      const leaf = this.parentUuid()
+      if (this.modelled && this.title && leaf && this.agentId === undefined) {
+        await this.line({ type: 'summary', summary: this.title, leafUuid: leaf })
+        const src = this.header.title_source
+        if (src === 'custom') await this.line({ type: 'custom-title', customTitle: this.title, sessionId: this.target.sessionId })
+        else if (src !== 'first_prompt') await this.line({ type: 'ai-title', aiTitle: this.title, sessionId: this.target.sessionId })
+      }
+      if (this.lines === 0) this.ctx.diagnostics.warn('claude-code/empty-session', `nothing to write for ${this.header.sid}`)
+      await chmod(this.file.tmp, 0o600)
+      if (this.agentId !== undefined) await this.writeMeta()
+      await this.file.commit({ force: this.opts.force === true })
+    } catch (err) {
+      await this.abort()
+      throw err
+    }
+    if (this.agentId === undefined) this.written.set(this.header.sid, this.target)
+    return {
+      harness: HARNESS,
+      id: this.agentId !== undefined ? `agent-${this.agentId}` : this.target.sessionId,
+      path: this.file.path,
+      from: this.header.sid,
+      ...(this.title ? { title: this.title } : {}),
+      ...(this.agentId !== undefined ? { note: `sub-agent of ${this.target.sessionId}` } : {}),
+    }
+  }
+
+  private async writeMeta(): Promise<void> {
+    const p = this.file.path.replace(/\.jsonl$/, '.meta.json')
+    let text = this.metaRaw
+    if (text === undefined) {
+      const tu = this.header.parent?.tool_use_id
+      const agentType = this.header.x?.[`${HARNESS}.agentType`]
+      text = JSON.stringify({
+        agentType: typeof agentType === 'string' ? agentType : 'general-purpose',
+        description: this.title ?? '',
+        ...(tu ? { toolUseId: safeToolId(tu) } : {}),
+        spawnDepth: 1,
+        ...(this.header.model ? { model: this.header.model } : {}),
+        finished: true,
+      })
+    }
+    await writeWholeFile(p, text, { force: this.opts.force === true })
+    this.sideFiles.push(p)
+  }
+
+  async abort(): Promise<void> {
+    await this.file.abort()
+    for (const p of this.sideFiles.splice(0)) await rm(p, { force: true })
+  }
+}
+
+function resultTextOf(c: ToolResultBlock['content']): string {
+  return typeof c === 'string' ? c : c.map((p) => (p.type === 'text' ? p.text : '')).join('')
+}
+
+function imageOut(b: Extract<Block, { type: 'image' }>): Obj | null {
+  if (b.data) return { type: 'image', source: { type: 'base64', media_type: b.mime, data: b.data } }
+  if (b.ref?.url) return { type: 'image', source: { type: 'url', url: b.ref.url } }
+  return null
+}
+
+function resultBlock(b: ToolResultBlock, id: string): Obj {
+  let content: string | Obj[]
+  if (typeof b.content === 'string') content = b.content
+  else {
+    content = []
+    for (const p of b.content as ResultPart[]) {
+      if (p.type === 'text') content.push({ type: 'text', text: p.text })
+      else {
+        const img = imageOut(p)
+        content.push(img ?? { type: 'text', text: `[image ${p.mime}${p.ref?.path ? ` at ${p.ref.path}` : ''}]` })
+      }
+    }
+  }
+  return { tool_use_id: id, type: 'tool_result', content, ...(b.is_error ? { is_error: true } : {}) }
+}
+
+function userBlock(b: Block, same: boolean): Obj | null {
+  switch (b.type) {
+    case 'text':
+      return b.text === '' ? null : { type: 'text', text: b.text }
+    case 'image':
+      return imageOut(b) ?? { type: 'text', text: `[image ${b.mime}${b.ref?.path ? ` at ${b.ref.path}` : ''}]` }
+    case 'file':
+      if (b.data && b.mime === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: b.mime, data: b.data } }
+      if (b.data && b.mime.startsWith('text/')) return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(b.data, 'base64').toString('utf8') }, ...(b.name ? { title: b.name } : {}) }
+      return { type: 'text', text: `[file ${b.name ?? ''} ${b.mime}${b.ref?.path ? ` at ${b.ref.path}` : ''}]` }
+    case 'unknown':
+      return same && isObj(b.value) ? b.value : null
+    default:
+      return null
+  }
+}

@@ -1,0 +1,446 @@
+/**
+ * Reading one Claude Code session into the common record stream.
+ *
+ * Two passes over the file: the first (chain.ts) keeps only the uuid graph
+ * and finds the active branch; the second streams the lines again and emits
+ * records for entries on that branch plus every non-chain line (as `native`).
+ * Off-branch entries are counted and, with `native: true`, kept as `native`
+ * records so a same-harness write reproduces the file. Split assistant lines
+ * (one line per content block, same `message.id`, chained) become one message.
+ * Sub-agent transcripts under `<id>/subagents/` follow as linked sessions.
+ */
+import { Readable } from 'node:stream'
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+import type { StoreContext } from '../../context.js'
+import {
+  recordId, sessionKey, sessionRecord,
+  type BoundaryRec, type ContextKind, type EndRec, type FerryRecord, type MessageRec, type NativePass, type NativeRec,
+  type SessionLink, type ToolResultBlock, type Warning,
+} from '../../model.js'
+import type { ReadOptions, SessionInfo } from '../types.js'
+import { CHAIN_TYPES, buildIndex, type ChainIndex } from './chain.js'
+import { HARNESS, sideDir } from './discover.js'
+import { fileLines } from './file-lines.js'
+import { readMeta } from './meta.js'
+import { lineStart } from './scan.js'
+import { blocksFromContent, stopFromNative, usageFromNative } from './blocks.js'
+import { isCaveat, isReminder, parseCommand, parseCommandOutput, plainText } from './text.js'
+
+export interface ClaudeReadOptions extends ReadOptions {
+  /** Replace `<persisted-output>` previews with the full text of `tool-results/*.txt`. */
+  inlineSpilled?: boolean
+  maxLineBytes?: number
+}
+
+/** Side files larger than this are not inlined or passed through. */
+const SIDE_FILE_CAP = 64 * 1024 * 1024
+const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}$/
+
+type Obj = Record<string, unknown>
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+interface Target {
+  path: string
+  nativeId: string
+  sid: string
+  parent?: SessionLink
+  subagent?: { meta?: Obj; metaRaw?: string; agentId: string }
+}
+
+/** State shared between the main session and its sub-agents. */
+interface Shared {
+  /** agentId → the parent's tool_use id, from the parent's `toolUseResult.agentId`. */
+  agentCalls: Map<string, string>
+}
+
+export function readSession(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOptions = {}): Readable {
+  return Readable.from(readAll(ctx, info, opts), { objectMode: true, highWaterMark: 64 })
+}
+
+async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOptions): AsyncGenerator<FerryRecord> {
+  const shared: Shared = { agentCalls: new Map() }
+  yield* readOne(ctx, { path: info.path, nativeId: info.id, sid: info.sid }, opts, shared)
+  const dir = join(sideDir(info.path), 'subagents')
+  let names: string[] = []
+  try {
+    names = (await readdir(dir)).filter((n) => /^agent-[A-Za-z0-9_-]+\.jsonl$/.test(n)).sort()
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const stem = basename(name, '.jsonl')
+    const agentId = stem.slice('agent-'.length)
+    let meta: Obj | undefined
+    let metaRaw: string | undefined
+    try {
+      metaRaw = await readFile(join(dir, `${stem}.meta.json`), 'utf8')
+      const m: unknown = JSON.parse(metaRaw)
+      if (isObj(m)) meta = m
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        ctx.diagnostics.warn('claude-code/bad-meta', `unreadable sub-agent meta: ${(err as Error).message}`, { file: join(dir, `${stem}.meta.json`) })
+      }
+    }
+    const toolUseId = typeof meta?.toolUseId === 'string' ? meta.toolUseId : shared.agentCalls.get(agentId)
+    const parent: SessionLink = { sid: info.sid, kind: 'subagent', agent_id: agentId, ...(toolUseId ? { tool_use_id: toolUseId } : {}) }
+    const sub: NonNullable<Target['subagent']> = { agentId, ...(meta ? { meta } : {}), ...(metaRaw !== undefined ? { metaRaw } : {}) }
+    yield* readOne(ctx, { path: join(dir, name), nativeId: stem, sid: sessionKey(HARNESS, stem), parent, subagent: sub }, opts, shared)
+  }
+}
+
+function contextKindOfAttachment(type: string): ContextKind {
+  if (type === 'environment' || type === 'date' || type === 'model' || type === 'session_context') return 'environment'
+  if (type === 'skill_listing' || type === 'invoked_skills') return 'skill'
+  if (type === 'deferred_tools_delta' || type === 'agent_listing_delta' || type === 'nested_memory' || type === 'claude_md') return 'instructions'
+  return 'attachment'
+}
+
+class Emitter {
+  seq = 0
+  readonly counts = { messages: 0, tool_uses: 0, native: 0, boundaries: 0, skipped_lines: 0, inactive: 0 }
+  readonly warnings: Warning[] = []
+  errors = 0
+  pending: { rec: MessageRec; lastUuid: string } | null = null
+  pendingCmd: string | null = null
+  lastUsageApiId: string | undefined
+  constructor(
+    readonly ctx: StoreContext,
+    readonly t: Target,
+    readonly format: string,
+    readonly native: boolean,
+  ) {}
+
+  warn(code: string, detail: string, line?: number, error = false): void {
+    const pos = { file: this.t.path, ...(line === undefined ? {} : { line: line + 1 }) }
+    if (error) {
+      this.errors++
+      this.ctx.diagnostics.error(code, detail, pos)
+    } else this.ctx.diagnostics.warn(code, detail, pos)
+    if (this.warnings.length < 100) this.warnings.push({ code, detail, at: line === undefined ? this.t.path : `${this.t.path}:${line + 1}` })
+  }
+
+  nat(no: number, raw: string | undefined): NativePass | undefined {
+    return this.native ? { format: this.format, line: no, ...(raw === undefined ? {} : { raw }) } : undefined
+  }
+
+  count(rec: FerryRecord): FerryRecord {
+    if (rec.kind === 'message') {
+      this.counts.messages++
+      for (const b of rec.blocks) if (b.type === 'tool_use') this.counts.tool_uses++
+    } else if (rec.kind === 'native') this.counts.native++
+    else if (rec.kind === 'boundary') this.counts.boundaries++
+    return rec
+  }
+
+  flush(): FerryRecord[] {
+    if (!this.pending) return []
+    const rec = this.pending.rec
+    this.pending = null
+    return [this.count(rec)]
+  }
+
+  id(locator: string): string {
+    return recordId(this.t.sid, locator)
+  }
+
+  nativeRec(no: number, type: string, obj: Obj | null, raw: string | undefined, extra?: Obj): NativeRec {
+    const rec: NativeRec = { kind: 'native', sid: this.t.sid, id: this.id(typeof obj?.uuid === 'string' && !extra?.dup ? `u${obj.uuid}` : `l${no}`), seq: this.seq++, native_type: `${HARNESS}/${type}` }
+    if (typeof obj?.timestamp === 'string') rec.ts = obj.timestamp
+    const n = this.nat(no, raw)
+    if (n) rec.native = n
+    if (extra && Object.keys(extra).length) rec.x = Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'dup').map(([k, v]) => [`${HARNESS}.${k}`, v]))
+    if (rec.x && !Object.keys(rec.x).length) delete rec.x
+    return rec
+  }
+}
+
+async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, shared: Shared): AsyncGenerator<FerryRecord> {
+  const maxLineBytes = opts.maxLineBytes
+  let idx: ChainIndex
+  try {
+    idx = await buildIndex(t.path, t.subagent !== undefined, maxLineBytes)
+  } catch (err) {
+    ctx.diagnostics.error('claude-code/unreadable', `cannot read session: ${(err as Error).message}`, { file: t.path })
+    return
+  }
+  const meta = await readMeta(t.path).catch(() => undefined)
+  const ci = idx.info
+  const version = ci.version ?? meta?.version
+  const format = `${HARNESS}/jsonl@${version ?? 'unknown'}`
+  let title: string | undefined
+  let titleSource: string | undefined
+  if (t.subagent) {
+    const d = t.subagent.meta?.description
+    if (typeof d === 'string' && d) [title, titleSource] = [d, 'subagent']
+  } else if (ci.customTitle) [title, titleSource] = [ci.customTitle, 'custom']
+  else if (ci.aiTitle) [title, titleSource] = [ci.aiTitle, 'ai']
+  else if (ci.summary) [title, titleSource] = [ci.summary, 'summary']
+  else if (meta?.title && meta.titleSource === 'first_prompt') [title, titleSource] = [meta.title, 'first_prompt']
+  const subModel = t.subagent?.meta?.model
+  const model = meta?.model ?? (typeof subModel === 'string' ? subModel : undefined)
+  const cwd = ci.cwd ?? meta?.cwd
+  const branch = ci.gitBranch ?? meta?.gitBranch
+  const updated = ci.lastTs ?? meta?.mtime.toISOString()
+  yield sessionRecord({
+    sid: t.sid,
+    source: { harness: HARNESS, ...(version ? { agent_version: version } : {}), locator: { path: t.path } },
+    native_id: t.nativeId,
+    ...(cwd ? { cwd } : {}),
+    ...(title ? { title, title_source: titleSource! } : {}),
+    ...(model ? { model } : {}),
+    ...(branch ? { git: { branch } } : {}),
+    ...(ci.firstTs ? { created_at: ci.firstTs } : {}),
+    ...(updated ? { updated_at: updated } : {}),
+    ...(t.parent ? { parent: t.parent } : {}),
+    ...(t.subagent?.meta && typeof t.subagent.meta.agentType === 'string' ? { x: { [`${HARNESS}.agentType`]: t.subagent.meta.agentType } } : {}),
+  })
+  const em = new Emitter(ctx, t, format, opts.native === true)
+  if (ci.danglingParent) em.warn('claude-code/dangling-parent', `the active branch stops at a missing parent entry ${ci.danglingParent}`)
+  if (em.native && t.subagent?.metaRaw !== undefined) {
+    yield em.count({ kind: 'native', sid: t.sid, id: em.id('meta'), seq: em.seq++, native_type: `${HARNESS}/subagent-meta`, native: { format, file: 'meta.json', raw: t.subagent.metaRaw } })
+  }
+
+  const side = sideDir(t.subagent ? join(t.path, '..', '..') + '.jsonl' : t.path)
+  for await (const l of fileLines(t.path, { endByte: ci.bytes, ...(maxLineBytes === undefined ? {} : { maxLineBytes }) })) {
+    if (l.overlong !== undefined) {
+      em.counts.skipped_lines++
+      em.warn('claude-code/line-too-long', `line of ${l.overlong} bytes skipped (over the line cap)`, l.no, true)
+      continue
+    }
+    const start = lineStart(l.buf)
+    if (start >= l.buf.length) continue
+    let obj: unknown
+    try {
+      obj = JSON.parse(l.buf.toString('utf8', start))
+    } catch (err) {
+      em.counts.skipped_lines++
+      em.warn('claude-code/bad-line', l.unterminated ? 'truncated last line (no newline, not valid JSON) skipped' : `not valid JSON, skipped: ${(err as Error).message}`, l.no, true)
+      continue
+    }
+    if (!isObj(obj)) {
+      em.counts.skipped_lines++
+      em.warn('claude-code/bad-line', 'not a JSON object, skipped', l.no, true)
+      continue
+    }
+    const raw = em.native ? l.buf.toString('utf8') : undefined
+    const type = typeof obj.type === 'string' ? obj.type : 'unknown'
+    const uuid = typeof obj.uuid === 'string' ? obj.uuid : undefined
+    if (!CHAIN_TYPES.has(type) || !uuid) {
+      yield* em.flush()
+      yield em.count(em.nativeRec(l.no, type, obj, raw))
+      continue
+    }
+    const dup = idx.dupLines.has(l.no)
+    if (dup || !idx.isActive(uuid)) {
+      em.counts.inactive++
+      if (em.native) {
+        yield* em.flush()
+        yield em.count(em.nativeRec(l.no, type, obj, raw, { inactive: true, ...(obj.isSidechain === true ? { sidechain: true } : {}), dup }))
+      }
+      continue
+    }
+    for (const rec of await mapEntry(em, l.no, type, uuid, obj, raw, opts, side, shared)) yield rec
+  }
+  yield* em.flush()
+
+  if (em.native && !t.subagent) {
+    const dir = join(side, 'tool-results')
+    let files: string[] = []
+    try {
+      files = (await readdir(dir)).filter((n) => SAFE_NAME.test(n)).sort()
+    } catch {
+      /* no spilled outputs */
+    }
+    for (const name of files) {
+      const p = join(dir, name)
+      const st = await stat(p).catch(() => undefined)
+      if (!st?.isFile()) continue
+      if (st.size > SIDE_FILE_CAP) {
+        em.warn('claude-code/side-file-too-big', `${p}: ${st.size} bytes, not passed through`)
+        continue
+      }
+      yield em.count({ kind: 'native', sid: t.sid, id: em.id(`tool-results/${name}`), seq: em.seq++, native_type: `${HARNESS}/tool-result-file`, native: { format, file: `tool-results/${name}`, raw: await readFile(p, 'utf8') } })
+    }
+  }
+  const end: EndRec = {
+    kind: 'end',
+    sid: t.sid,
+    id: em.id('end'),
+    complete: em.errors === 0,
+    counts: { ...em.counts },
+    ...(em.warnings.length ? { warnings: em.warnings } : {}),
+    ...(title ? { title } : {}),
+    ...(updated ? { updated_at: updated } : {}),
+    ...(model ? { model } : {}),
+  }
+  yield end
+}
+
+function base(em: Emitter, no: number, uuid: string, obj: Obj, raw: string | undefined): Pick<MessageRec, 'sid' | 'id' | 'ts' | 'native'> & { parent?: string } {
+  const out: Pick<MessageRec, 'sid' | 'id' | 'ts' | 'native'> & { parent?: string } = {
+    sid: em.t.sid,
+    id: em.id(`u${uuid}`),
+    ts: typeof obj.timestamp === 'string' ? obj.timestamp : null,
+  }
+  if (typeof obj.parentUuid === 'string') out.parent = em.id(`u${obj.parentUuid}`)
+  const n = em.nat(no, raw)
+  if (n) out.native = n
+  return out
+}
+
+async function mapEntry(em: Emitter, no: number, type: string, uuid: string, obj: Obj, raw: string | undefined, opts: ClaudeReadOptions, side: string, shared: Shared): Promise<FerryRecord[]> {
+  const msg = isObj(obj.message) ? obj.message : {}
+  if (type === 'assistant') {
+    const blocks = blocksFromContent(msg.content)
+    const apiId = typeof msg.id === 'string' ? msg.id : undefined
+    const p = em.pending
+    if (p && apiId && p.rec.api_message_id === apiId && obj.parentUuid === p.lastUuid) {
+      p.rec.blocks.push(...blocks)
+      Object.assign(p.rec, stopFromNative(msg.stop_reason))
+      if (p.rec.native) (p.rec.native.merged ??= []).push({ line: no, ...(raw === undefined ? {} : { raw }) })
+      p.lastUuid = uuid
+      return []
+    }
+    const out = em.flush()
+    const rec: MessageRec = { kind: 'message', ...base(em, no, uuid, obj, raw), seq: em.seq++, role: 'assistant', blocks }
+    if (typeof msg.model === 'string') rec.model = msg.model
+    if (apiId) rec.api_message_id = apiId
+    if (apiId === undefined || apiId !== em.lastUsageApiId) {
+      const u = usageFromNative(msg.usage)
+      if (u) rec.usage = u
+      em.lastUsageApiId = apiId
+    }
+    Object.assign(rec, stopFromNative(msg.stop_reason))
+    if (obj.isApiErrorMessage === true) rec.x = { [`${HARNESS}.isApiErrorMessage`]: true }
+    if (obj.isSidechain === true) rec.branch = { sidechain: true }
+    em.pending = { rec, lastUuid: uuid }
+    return out
+  }
+  const out = em.flush()
+  if (type === 'system') {
+    const subtype = typeof obj.subtype === 'string' ? obj.subtype : ''
+    if (subtype === 'compact_boundary') {
+      const cm = isObj(obj.compactMetadata) ? obj.compactMetadata : {}
+      const b: BoundaryRec = { kind: 'boundary', sid: em.t.sid, id: em.id(`u${uuid}`), seq: em.seq++, type: 'compaction', ts: typeof obj.timestamp === 'string' ? obj.timestamp : null, replaces_history: true }
+      if (typeof cm.trigger === 'string') b.trigger = cm.trigger
+      if (typeof cm.preTokens === 'number') b.pre_tokens = cm.preTokens
+      const n = em.nat(no, raw)
+      if (n) b.native = n
+      out.push(em.count(b))
+      return out
+    }
+    if (subtype === 'local_command' && typeof obj.content === 'string') {
+      const rec = commandRecord(em, no, uuid, obj, raw, obj.content)
+      if (rec) {
+        out.push(em.count(rec))
+        return out
+      }
+    }
+    out.push(em.count(em.nativeRec(no, `system:${subtype || 'unknown'}`, obj, raw)))
+    return out
+  }
+  if (type === 'attachment') {
+    const att = isObj(obj.attachment) ? obj.attachment : {}
+    const atype = typeof att.type === 'string' ? att.type : 'unknown'
+    const rendered = Array.isArray(obj.rendered) ? obj.rendered.map((r) => (isObj(r) && typeof r.content === 'string' ? r.content : '')).filter((s) => s !== '') : []
+    if (!rendered.length) {
+      out.push(em.count(em.nativeRec(no, `attachment:${atype}`, obj, raw)))
+      return out
+    }
+    const rec: MessageRec = {
+      kind: 'message', ...base(em, no, uuid, obj, raw), seq: em.seq++,
+      role: obj.renderedRole === 'system' ? 'system' : 'user',
+      context: true, context_kind: contextKindOfAttachment(atype),
+      blocks: rendered.map((text) => ({ type: 'text', text })),
+      x: { [`${HARNESS}.attachment`]: atype },
+    }
+    out.push(em.count(rec))
+    return out
+  }
+  // user
+  const text = plainText(msg.content)
+  if (text !== null && obj.isCompactSummary !== true) {
+    const rec = commandRecord(em, no, uuid, obj, raw, text)
+    if (rec) {
+      out.push(em.count(rec))
+      return out
+    }
+  }
+  const rec: MessageRec = { kind: 'message', ...base(em, no, uuid, obj, raw), seq: em.seq++, role: 'user', blocks: blocksFromContent(msg.content) }
+  if (obj.isSidechain === true) rec.branch = { sidechain: true }
+  if (obj.isCompactSummary === true) [rec.context, rec.context_kind] = [true, 'summary']
+  else if (text !== null && (obj.isMeta === true || isReminder(text) || isCaveat(text))) {
+    rec.context = true
+    rec.context_kind = isCaveat(text) ? 'command' : isReminder(text) ? 'reminder' : text.startsWith('Base directory for this skill') ? 'skill' : em.pendingCmd ? 'command' : 'other'
+  } else if (obj.isMeta === true) [rec.context, rec.context_kind] = [true, 'other']
+  const results = rec.blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result')
+  const tur = obj.toolUseResult
+  if (results.length === 1 && tur !== undefined) results[0]!.structured = tur
+  else if (tur !== undefined) rec.x = { [`${HARNESS}.toolUseResult`]: tur }
+  if (results.length === 1 && isObj(tur) && typeof tur.agentId === 'string') shared.agentCalls.set(tur.agentId, results[0]!.tool_use_id)
+  let changed = false
+  for (const r of results) changed = (await spilled(em, r, isObj(tur) ? tur : {}, side, opts, no)) || changed
+  if (changed) delete rec.native
+  out.push(em.count(rec))
+  return out
+}
+
+/** A slash-command call or its printed output, else null. */
+function commandRecord(em: Emitter, no: number, uuid: string, obj: Obj, raw: string | undefined, text: string): MessageRec | null {
+  const cmd = parseCommand(text)
+  if (cmd) {
+    const callId = `${em.id(`u${uuid}`)}#call`
+    em.pendingCmd = callId
+    return {
+      kind: 'message', ...base(em, no, uuid, obj, raw), seq: em.seq++, role: 'user',
+      blocks: [{ type: 'tool_use', id: callId, name: cmd.name, input: { args: cmd.args } }],
+      ...(cmd.message !== undefined ? { x: { [`${HARNESS}.command_message`]: cmd.message } } : {}),
+    }
+  }
+  const output = parseCommandOutput(text)
+  if (!output) return null
+  const rec: MessageRec = { kind: 'message', ...base(em, no, uuid, obj, raw), seq: em.seq++, role: 'user', context: true, context_kind: 'command', blocks: [] }
+  if (em.pendingCmd) {
+    rec.blocks.push({ type: 'tool_result', tool_use_id: em.pendingCmd, content: output.text, ...(output.stream === 'stderr' ? { is_error: true } : {}) })
+    em.pendingCmd = null
+  } else rec.blocks.push({ type: 'text', text })
+  return rec
+}
+
+const PERSISTED_RE = /^<persisted-output>\s*[\s\S]*?saved to:\s*(\S[^\n]*)/
+
+/** Resolves a `<persisted-output>` preview; true when the content was replaced. */
+async function spilled(em: Emitter, r: ToolResultBlock, tur: Obj, side: string, opts: ClaudeReadOptions, no: number): Promise<boolean> {
+  const text = typeof r.content === 'string' ? r.content : r.content.length === 1 && r.content[0]!.type === 'text' ? r.content[0]!.text : null
+  if (text === null || !text.startsWith('<persisted-output>')) return false
+  const where = typeof tur.persistedOutputPath === 'string' ? tur.persistedOutputPath : PERSISTED_RE.exec(text)?.[1]?.trim()
+  if (!where) return false
+  // The recorded path is absolute and may point at the store's old location:
+  // only its file name is trusted, looked up in this session's own side folder.
+  const name = basename(where)
+  if (!SAFE_NAME.test(name)) {
+    em.warn('claude-code/spilled-path', `refusing spilled-output path ${JSON.stringify(where)}`, no)
+    return false
+  }
+  const local = join(side, 'tool-results', name)
+  const size = typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : undefined
+  r.truncated = { ...(size === undefined ? {} : { original_bytes: size }), ref: { path: local } }
+  if (!opts.inlineSpilled) return false
+  try {
+    const st = await stat(local)
+    if (st.size > SIDE_FILE_CAP) {
+      em.warn('claude-code/side-file-too-big', `${local}: ${st.size} bytes, preview kept`, no)
+      return false
+    }
+    r.content = await readFile(local, 'utf8')
+    delete r.truncated
+    return true
+  } catch (err) {
+    em.warn('claude-code/spilled-missing', `spilled output not found, preview kept: ${(err as Error).message}`, no)
+    return false
+  }
+}
