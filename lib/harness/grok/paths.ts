@@ -1,0 +1,126 @@
+/**
+ * Where Grok keeps a session, and the only ways ferry builds such paths.
+ *
+ * The group directory name is Grok's `encode_cwd_dirname`
+ * (xai-grok-config/src/paths.rs): the cwd percent-encoded per byte with only
+ * RFC 3986 unreserved characters kept; when that is longer than 255 bytes,
+ * `<slug>-<blake3 hex16>` plus a `.cwd` file holding the cwd. Every path that
+ * ferry writes or replaces is checked to be exactly `<root>/sessions/<group>/<id>`
+ * with single, non-dot components, so a hostile id or cwd cannot escape.
+ */
+import { createHash } from 'node:crypto'
+import { basename, dirname, join, resolve, sep } from 'node:path'
+import { blake3 } from '@noble/hashes/blake3.js'
+import { FerryError } from '../../errors.js'
+
+const MAX_DIRNAME_BYTES = 255
+const UNRESERVED = /[A-Za-z0-9\-._~]/
+
+/** Rust `urlencoding::encode`: unreserved bytes kept, every other byte `%XX` (upper-case hex). */
+export function urlEncode(s: string): string {
+  let out = ''
+  for (const b of Buffer.from(s, 'utf8')) {
+    const c = String.fromCharCode(b)
+    out += b < 0x80 && UNRESERVED.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
+/** Percent-decoding that, like `urlencoding::decode`, fails on invalid UTF-8. */
+export function urlDecode(name: string): string | null {
+  try {
+    return decodeURIComponent(name)
+  } catch {
+    return null
+  }
+}
+
+/** Grok's `slugify`: lower-case, runs of non-ASCII-alphanumerics to one `-`, edges trimmed, 40 chars. */
+export function slugify(input: string, maxLen = 40): string {
+  let out = ''
+  let prevDash = false
+  for (const c of input.toLowerCase()) {
+    if (/^[a-z0-9]$/.test(c)) {
+      out += c
+      prevDash = false
+    } else if (!prevDash) {
+      out += '-'
+      prevDash = true
+    }
+  }
+  return [...out.replace(/^-+|-+$/g, '')].slice(0, maxLen).join('')
+}
+
+/** Rust `Path::file_name` for a Unix path: the last normal component, none for `/`, `..`. */
+function fileName(path: string): string | null {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.')
+  const last = parts[parts.length - 1]
+  if (last === undefined || last === '..') return null
+  return last
+}
+
+/** The group directory name Grok uses for `cwd`, and whether it is the hashed form (needs `.cwd`). */
+export function encodeCwdDirname(cwd: string): { name: string; hashed: boolean } {
+  const encoded = urlEncode(cwd)
+  if (Buffer.byteLength(encoded) <= MAX_DIRNAME_BYTES) return { name: encoded, hashed: false }
+  const hash16 = Buffer.from(blake3(Buffer.from(cwd, 'utf8'))).toString('hex').slice(0, 16)
+  const slug = slugify(fileName(cwd) ?? 'workspace') || 'workspace'
+  return { name: `${slug}-${hash16}`, hashed: true }
+}
+
+/**
+ * The cwd a group directory stands for: percent-decoded name when that is an
+ * absolute path, else the content of `.cwd` (read by the caller, passed in).
+ */
+export function decodeGroupName(name: string, cwdFile?: string | null): string | undefined {
+  const decoded = urlDecode(name)
+  if (decoded !== null && decoded.startsWith('/')) return decoded
+  const t = cwdFile?.trim()
+  return t ? t : undefined
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export function isUuid(id: string): boolean {
+  return UUID_RE.test(id)
+}
+
+/** A string that is safe as one path component (not empty, no separator, no NUL, not a dot name). */
+export function isSafeComponent(s: string): boolean {
+  return s.length > 0 && s.length <= 255 && !/[/\\\0]/.test(s) && s !== '.' && s !== '..'
+}
+
+/** RFC 9562 name-based UUID (v5, SHA-1) in a ferry namespace: the same source session always maps to the same id. */
+export function uuidFor(name: string): string {
+  const ns = Buffer.from('6f1c2b8e4d7a4e0f9b3c5a7d1e2f3a4b', 'hex')
+  const h = createHash('sha1').update(ns).update(name, 'utf8').digest()
+  h[6] = (h[6]! & 0x0f) | 0x50
+  h[8] = (h[8]! & 0x3f) | 0x80
+  const x = h.subarray(0, 16).toString('hex')
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`
+}
+
+/**
+ * `<root>/sessions/<group>/<id>`, refusing anything else. Every write,
+ * overwrite and replacement of a session directory goes through here.
+ */
+export function sessionDirPath(root: string, group: string, id: string): string {
+  if (!isSafeComponent(group) || !isSafeComponent(id)) {
+    throw new FerryError(`refusing unsafe Grok session path component: ${JSON.stringify(group)}/${JSON.stringify(id)}`, { code: 'EUNSAFE' })
+  }
+  const sessions = resolve(root, 'sessions')
+  const dir = resolve(sessions, group, id)
+  if (dirname(dirname(dir)) !== sessions || basename(dir) !== id || basename(dirname(dir)) !== group || !dir.startsWith(sessions + sep)) {
+    throw new FerryError(`refusing Grok session path outside ${sessions}: ${dir}`, { code: 'EUNSAFE' })
+  }
+  return dir
+}
+
+/** A relative path inside a session dir (sidecar, asset), refusing escapes. */
+export function insideSession(dir: string, rel: string): string {
+  const parts = rel.split('/')
+  if (rel.startsWith('/') || parts.some((p) => !isSafeComponent(p))) {
+    throw new FerryError(`refusing unsafe path inside a Grok session: ${JSON.stringify(rel)}`, { code: 'EUNSAFE' })
+  }
+  return join(dir, ...parts)
+}
