@@ -70,11 +70,16 @@ export class AtomicFile {
   readonly tmp: string
   readonly stream: WriteStream
   private done = false
+  private error: Error | null = null
 
   private constructor(path: string, tmp: string, stream: WriteStream) {
     this.path = path
     this.tmp = tmp
     this.stream = stream
+    // Keep the first write error (ENOSPC, EIO) for write()/commit() to throw; never an unhandled event.
+    stream.on('error', (err) => {
+      this.error ??= err
+    })
   }
 
   static async create(path: string, opts: { force?: boolean } = {}): Promise<AtomicFile> {
@@ -89,21 +94,23 @@ export class AtomicFile {
 
   /** Writes, waiting for drain when the buffer is full (backpressure). */
   async write(data: string | Buffer): Promise<void> {
+    if (this.error) throw this.error
     if (!this.stream.write(data)) await once(this.stream, 'drain')
   }
 
   async commit(opts: { force?: boolean } = {}): Promise<void> {
     if (this.done) return
     this.done = true
-    this.stream.end()
-    await once(this.stream, 'finish')
-    const fh = await open(this.tmp, 'r')
     try {
-      await fh.sync()
-    } finally {
-      await fh.close()
-    }
-    try {
+      if (this.error) throw this.error
+      this.stream.end()
+      await once(this.stream, 'finish')
+      const fh = await open(this.tmp, 'r')
+      try {
+        await fh.sync()
+      } finally {
+        await fh.close()
+      }
       await commitPath(this.tmp, this.path, opts.force ?? false)
     } finally {
       live.delete(this.tmp)

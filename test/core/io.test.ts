@@ -1,0 +1,98 @@
+import t from 'tap'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { LineSplitter } from '../../lib/io/lines.js'
+import { openBytes } from '../../lib/io/bytes.js'
+import { AtomicFile, AtomicDir } from '../../lib/io/atomic.js'
+import { tempDir } from '../helpers.js'
+
+function split(chunks: Buffer[], max?: number) {
+  const lines: Array<[number, string]> = []
+  const over: Array<[number, number]> = []
+  const s = new LineSplitter({ onLine: (b, n) => lines.push([n, b.toString()]), onOverlong: (n, bytes) => over.push([n, bytes]), ...(max ? { maxLineBytes: max } : {}) })
+  for (const c of chunks) s.push(c)
+  const unterminated = s.end()
+  return { lines, over, unterminated }
+}
+
+t.test('lines split across chunk boundaries, with 0-based numbers', async (t) => {
+  const text = 'a\nbb\n\nccc\r\nlast'
+  for (let size = 1; size <= text.length; size++) {
+    const chunks: Buffer[] = []
+    for (let i = 0; i < text.length; i += size) chunks.push(Buffer.from(text.slice(i, i + size)))
+    const r = split(chunks)
+    t.same(r.lines, [[0, 'a'], [1, 'bb'], [2, ''], [3, 'ccc\r'], [4, 'last']], `chunk size ${size}`)
+    t.equal(r.unterminated, true)
+  }
+})
+
+t.test('a line over the cap is skipped and reported; the next line still counts', async (t) => {
+  const big = 'x'.repeat(5000)
+  const chunks = [Buffer.from('ok1\n' + big.slice(0, 2000)), Buffer.from(big.slice(2000) + '\nok2\n')]
+  const r = split(chunks, 1000)
+  t.same(r.lines, [[0, 'ok1'], [2, 'ok2']])
+  t.same(r.over, [[1, 5000]])
+})
+
+t.test('a 40 MB line in 64 KiB chunks comes out whole', async (t) => {
+  const line = Buffer.alloc(40 * 1024 * 1024, 0x61)
+  const chunks: Buffer[] = []
+  for (let i = 0; i < line.length; i += 65536) chunks.push(line.subarray(i, i + 65536))
+  chunks.push(Buffer.from('\nz\n'))
+  const r = split(chunks)
+  t.equal(r.lines.length, 2)
+  t.equal(r.lines[0]![1].length, line.length)
+  t.equal(r.unterminated, false)
+})
+
+t.test('zstd files are read as their decompressed bytes; a truncated frame fails after the good bytes', async (t) => {
+  const dir = tempDir(t)
+  const plain = join(dir, 'r.jsonl')
+  const text = Array.from({ length: 20000 }, (_, i) => JSON.stringify({ n: i, pad: 'p'.repeat(i % 97) })).join('\n') + '\n'
+  writeFileSync(plain, text)
+  execFileSync('zstd', ['-q', '-f', plain, '-o', plain + '.zst'])
+  const read = async (p: string) => {
+    const { stream, compressed } = await openBytes(p)
+    const parts: Buffer[] = []
+    try {
+      for await (const c of stream) parts.push(c as Buffer)
+      return { compressed, data: Buffer.concat(parts).toString(), err: null as Error | null }
+    } catch (err) {
+      return { compressed, data: Buffer.concat(parts).toString(), err: err as Error }
+    }
+  }
+  const p = await read(plain)
+  const z = await read(plain + '.zst')
+  t.equal(p.compressed, false)
+  t.equal(z.compressed, true)
+  t.equal(z.data, text)
+  const whole = readFileSync(plain + '.zst')
+  const cut = join(dir, 'cut.jsonl.zst')
+  writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.7)))
+  const c = await read(cut)
+  t.ok(c.err, 'an error')
+  t.match(String(c.err), new RegExp(`${cut.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(byte \\d+\\): zstd: `))
+  t.ok(c.data.length > 0 && text.startsWith(c.data), 'everything decoded before the cut was passed on')
+})
+
+t.test('AtomicFile and AtomicDir: nothing at the target until commit; abort leaves nothing', async (t) => {
+  const dir = tempDir(t)
+  const target = join(dir, 'a.jsonl')
+  const f = await AtomicFile.create(target)
+  await f.write('hello\n')
+  t.throws(() => readFileSync(target), 'not there before commit')
+  await f.commit()
+  t.equal(readFileSync(target, 'utf8'), 'hello\n')
+  await t.rejects(AtomicFile.create(target), /already exists/)
+  const g = await AtomicFile.create(target, { force: true })
+  await g.write('again\n')
+  await g.abort()
+  t.equal(readFileSync(target, 'utf8'), 'hello\n', 'abort keeps the old file')
+  const d = await AtomicDir.create(join(dir, 'sess'))
+  writeFileSync(join(d.tmp, 'x'), '1')
+  await d.commit()
+  t.equal(readFileSync(join(dir, 'sess', 'x'), 'utf8'), '1')
+  const { readdirSync } = await import('node:fs')
+  t.same(readdirSync(dir).sort(), ['a.jsonl', 'sess'], 'no temp files left')
+})
