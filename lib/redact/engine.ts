@@ -1,0 +1,255 @@
+/**
+ * The redaction engine: finds secrets in a string and replaces each with a
+ * stable label `[REDACTED:<kind>:<n>]` (the same secret gets the same label
+ * for the life of the Redactor, i.e. one run). Works on plain text and on
+ * JSON text (`native.raw`): labels contain no quote or backslash, so JSON
+ * stays valid, and a secret seen escaped (`\n` inside a PEM block) gets the
+ * same label as its unescaped form.
+ *
+ * Speed: rules run only when one of their literal keywords occurs in the
+ * string (one `indexOf` per distinct keyword, on a lower-cased copy only for
+ * the few case-insensitive ones), so ordinary text costs a few scans.
+ */
+import { readFileSync } from 'node:fs'
+import { GENERIC, RULES, entropy, isPlaceholder, type Rule } from './rules.js'
+
+export interface RedactOptions {
+  /** Replace home directories and the user name (`/home/ada/x` → `~/x`, `ada` → `user`). */
+  paths?: boolean
+  /** Home directory and user name to hide with `paths` (default: this machine's). */
+  home?: string
+  user?: string
+  /** Redact e-mail addresses. */
+  emails?: boolean
+  /** Extra rules: a file of lines `kind<TAB or space>regex` (`#` comments). */
+  rulesFile?: string
+  /** Extra rules as objects. */
+  extraRules?: Array<{ kind: string; pattern: string; flags?: string }>
+  /** Values that are never redacted (exact strings), and regexes for the same. */
+  allow?: string[]
+  allowPatterns?: RegExp[]
+  /** Turn off the generic `password=` / `secret:` rule. */
+  noGeneric?: boolean
+}
+
+export interface Finding {
+  kind: string
+  /** Where it was found (a record id, a field), as the caller says. */
+  where?: string
+}
+
+interface Span {
+  start: number
+  end: number
+  kind: string
+}
+
+const EMAIL: Rule = {
+  kind: 'email',
+  keywords: ['@'],
+  re: /(?<![A-Za-z0-9._%+\-])(?<s>[A-Za-z0-9._%+\-]{1,64}@(?:[A-Za-z0-9\-]{1,63}\.)+[A-Za-z]{2,24})(?![A-Za-z0-9])/dg,
+  check: (s) => !/@(?:example\.(?:com|org|net)|localhost|users\.noreply\.github\.com)$/i.test(s) && !/\.(?:png|jpe?g|gif|svg|webp)$/i.test(s),
+}
+
+function parseRulesFile(path: string): Rule[] {
+  const out: Rule[] = []
+  for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {
+    const l = line.trim()
+    if (!l || l.startsWith('#')) continue
+    const m = /^(\S+)\s+(.+)$/.exec(l)
+    if (!m) throw new Error(`${path}: expected "kind regex" in: ${l}`)
+    out.push(customRule(m[1]!, m[2]!))
+  }
+  return out
+}
+
+function customRule(kind: string, pattern: string, flags = ''): Rule {
+  const re = new RegExp(pattern, [...new Set((flags + 'gd').split(''))].join(''))
+  return { kind, keywords: [], re }
+}
+
+/** Unescapes the JSON escapes a secret may contain, so raw and text forms share a label. */
+function labelKey(kind: string, secret: string): string {
+  const k = secret.includes('\\') ? secret.replace(/\\([nrt"\\/])/g, (_m, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : c === 't' ? '\t' : c)) : secret
+  return kind + '\u0000' + k
+}
+
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+}
+
+export class Redactor {
+  private readonly rules: Rule[]
+  private readonly kwRes: Array<[RegExp, Map<string, Rule[]>]> = []
+  private readonly always: Rule[]
+  private readonly labels = new Map<string, string>()
+  private readonly perKind = new Map<string, number>()
+  private readonly allow: Set<string>
+  private readonly allowPatterns: RegExp[]
+  private readonly pathRe: RegExp | null
+  private readonly userRe: RegExp | null
+  /** Occurrences replaced, per kind (counted on every replacement). */
+  readonly counts = new Map<string, number>()
+
+  constructor(opts: RedactOptions = {}) {
+    const rules = [...RULES]
+    if (!opts.noGeneric) rules.push(GENERIC)
+    if (opts.emails) rules.push(EMAIL)
+    if (opts.rulesFile) rules.push(...parseRulesFile(opts.rulesFile))
+    for (const r of opts.extraRules ?? []) rules.push(customRule(r.kind, r.pattern, r.flags))
+    this.rules = rules
+    const byKw = new Map<string, { kw: string; ci: boolean; rules: Rule[] }>()
+    this.always = []
+    for (const r of rules) {
+      if (r.keywords.length === 0) {
+        this.always.push(r)
+        continue
+      }
+      for (const k of r.keywords) {
+        const kw = r.ci ? k.toLowerCase() : k
+        const key = (r.ci ? 'i:' : 's:') + kw
+        let e = byKw.get(key)
+        if (!e) byKw.set(key, (e = { kw, ci: !!r.ci, rules: [] }))
+        if (!e.rules.includes(r)) e.rules.push(r)
+      }
+    }
+    for (const ci of [false, true]) {
+      const map = new Map<string, Rule[]>()
+      for (const e of byKw.values()) if (e.ci === ci) map.set(e.kw, e.rules)
+      if (map.size === 0) continue
+      // A match on a keyword also stands for every keyword inside it (`secret_` holds `secret`).
+      for (const [k, rules] of map) for (const [k2, r2] of map) if (k2 !== k && k.includes(k2)) for (const r of r2) if (!rules.includes(r)) rules.push(r)
+      // Longest first so a keyword that contains another is still seen.
+      const alts = [...map.keys()].sort((a, b) => b.length - a.length).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      this.kwRes.push([new RegExp(alts.join('|'), ci ? 'gi' : 'g'), map])
+    }
+    this.allow = new Set(opts.allow ?? [])
+    this.allowPatterns = opts.allowPatterns ?? []
+    if (opts.paths) {
+      const home = opts.home ?? process.env.HOME ?? ''
+      const user = opts.user ?? process.env.USER ?? process.env.LOGNAME ?? ''
+      const homes = ['/home/[^/\\s"\'\\\\]+', '/Users/[^/\\s"\'\\\\]+', 'C:\\\\{1,2}Users\\\\{1,2}[^\\\\\\s"\']+']
+      if (home && home !== '/') homes.unshift(home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      this.pathRe = new RegExp(`(?:${homes.join('|')})(?=[/\\\\]|$|[\\s"'])`, 'g')
+      this.userRe = user && user.length >= 3 && user !== 'root' && user !== 'user' ? new RegExp(`(?<![A-Za-z0-9_])${user.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`, 'g') : null
+    } else {
+      this.pathRe = null
+      this.userRe = null
+    }
+  }
+
+  /** Kinds found so far (`kind → occurrences`), never the secrets. */
+  report(): Record<string, number> {
+    return Object.fromEntries(this.counts)
+  }
+
+  private label(kind: string, secret: string): string {
+    const key = labelKey(kind, secret)
+    let l = this.labels.get(key)
+    if (!l) {
+      const n = (this.perKind.get(kind) ?? 0) + 1
+      this.perKind.set(kind, n)
+      l = `[REDACTED:${kind}:${n}]`
+      this.labels.set(key, l)
+    }
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1)
+    return l
+  }
+
+  private allowed(s: string): boolean {
+    if (this.allow.has(s)) return true
+    for (const re of this.allowPatterns) if (re.test(s)) return true
+    return false
+  }
+
+  /** The rules whose keywords occur in `text`: one regex pass per case mode. */
+  private candidates(text: string): Set<Rule> {
+    const out = new Set<Rule>(this.always)
+    for (const [re, map] of this.kwRes) {
+      re.lastIndex = 0
+      let m: RegExpExecArray | null
+      while ((m = re.exec(text)) !== null) {
+        const rules = map.get(re.flags.includes('i') ? m[0].toLowerCase() : m[0])
+        if (rules) for (const r of rules) out.add(r)
+        if (out.size === this.rules.length) return out
+      }
+    }
+    return out
+  }
+
+  /**
+   * Redacts one string. Returns the same string when nothing was found;
+   * `onFind` is told each kind found (for reports).
+   */
+  redact(text: string, onFind?: (kind: string) => void): string {
+    if (text.length < 8) return text
+    const rules = this.candidates(text)
+    if (rules.size === 0 && !this.pathRe) return text
+    let spans: Span[] | null = null
+    for (const rule of rules) {
+      const re = rule.re
+      re.lastIndex = 0
+      let m: RegExpExecArray | null
+      while ((m = re.exec(text)) !== null) {
+        if (m[0].length === 0) {
+          re.lastIndex++
+          continue
+        }
+        let s = m.groups?.s ?? m[0]
+        let start = m.indices?.groups?.s?.[0] ?? m.index
+        if (rule.back) {
+          start -= rule.back
+          if (start < 0 || !rule.backRe!.test(text.slice(start, start + rule.back)) || (start > 0 && isAlnum(text.charCodeAt(start - 1)))) continue
+          s = text.slice(start, start + rule.back) + s
+        }
+        if (rule.lb && start > 0 && isAlnum(text.charCodeAt(start - 1)) && !(start > 1 && text.charCodeAt(start - 2) === 92 && /[nrt]/.test(text[start - 1]!))) continue
+        if (rule.entropy !== undefined && entropy(s) < rule.entropy) continue
+        if (rule.check && !rule.check(s, m)) continue
+        if (rule.kind !== 'private-key' && rule.kind !== 'connection-string' && rule.kind !== 'basic-auth' && isPlaceholder(s)) continue
+        if (this.allowed(s)) continue
+        ;(spans ??= []).push({ start, end: start + s.length, kind: rule.kind })
+      }
+    }
+    let out = text
+    if (spans) out = this.apply(text, spans, onFind)
+    if (this.pathRe) out = this.hidePaths(out)
+    return out
+  }
+
+  private apply(text: string, spans: Span[], onFind?: (kind: string) => void): string {
+    // Earlier start wins; on a tie the longer span. Overlaps are merged into the first.
+    spans.sort((a, b) => a.start - b.start || b.end - a.end)
+    let out = ''
+    let pos = 0
+    for (const sp of spans) {
+      if (sp.start < pos) continue
+      out += text.slice(pos, sp.start) + this.label(sp.kind, text.slice(sp.start, sp.end))
+      onFind?.(sp.kind)
+      pos = sp.end
+    }
+    return out + text.slice(pos)
+  }
+
+  private hidePaths(text: string): string {
+    let out = text
+    if (this.pathRe && (out.includes('/home/') || out.includes('/Users/') || out.includes('Users\\') || out.includes(process.env.HOME ?? '\u0000'))) {
+      this.pathRe.lastIndex = 0
+      out = out.replace(this.pathRe, () => {
+        this.counts.set('home-path', (this.counts.get('home-path') ?? 0) + 1)
+        return '~'
+      })
+    }
+    if (this.userRe) {
+      this.userRe.lastIndex = 0
+      out = out.replace(this.userRe, 'user')
+    }
+    return out
+  }
+}
+
+/** Plain-text redaction (`ferry redact --text`): everything else byte for byte unchanged. */
+export function redactText(text: string, opts: RedactOptions & { redactor?: Redactor } = {}): { text: string; found: Record<string, number> } {
+  const r = opts.redactor ?? new Redactor(opts)
+  const out = r.redact(text)
+  return { text: out, found: r.report() }
+}
