@@ -106,6 +106,8 @@ interface OpenMessage {
 interface SinkState {
   /** Source sid → minted OpenCode session id, so children can name their parent. */
   minted: Map<string, string>
+  /** Source sid → created ms of the minted session (children's ids derive from it). */
+  created: Map<string, number>
   outFileUsed: boolean
 }
 
@@ -142,7 +144,10 @@ class DocumentWriter implements SessionWriter {
 
   static async open(ctx: StoreContext, opts: WriteOptions, header: SessionRec, state: SinkState): Promise<DocumentWriter> {
     const created = ms(header.created_at) ?? Date.now()
-    const ses = sessionId(created, header.sid)
+    const parentSes = header.parent ? state.minted.get(header.parent.sid) : undefined
+    const parentCreated = header.parent ? state.created.get(header.parent.sid) : undefined
+    // A child's id is predictable from its parent's, so the parent's `task` part can already name it.
+    const ses = parentSes && parentCreated !== undefined ? childSessionId(parentCreated, parentSes, header.native_id) : sessionId(created, header.sid)
     let path: string
     let store = false
     if (typeof opts.out === 'string' && opts.out !== '') {
@@ -159,6 +164,7 @@ class DocumentWriter implements SessionWriter {
     const file = await AtomicFile.create(path, { force: opts.force === true })
     await file.write('{"messages":[')
     state.minted.set(header.sid, ses)
+    state.created.set(header.sid, created)
     const w = new DocumentWriter(ctx, opts, header, ses, file, store, created)
     w.parentSes = header.parent ? state.minted.get(header.parent.sid) : undefined
     return w
@@ -259,10 +265,18 @@ class DocumentWriter implements SessionWriter {
       return
     }
     const structured = this.same && r.structured && typeof r.structured === 'object' ? (r.structured as Json) : {}
+    let output = text
+    if (this.same && part.tool === 'task' && typeof structured.metadata?.sessionId === 'string') {
+      // Re-point the sub-agent link at the child's new id (the child document follows).
+      const old: string = structured.metadata.sessionId
+      const child = childSessionId(this.created, this.ses, old)
+      structured.metadata = { ...structured.metadata, sessionId: child, parentSessionId: this.ses }
+      output = output.split(old).join(child)
+    }
     const state: Json = {
       status: 'completed',
       input,
-      output: text,
+      output,
       title: typeof structured.title === 'string' ? structured.title : String(part.tool),
       metadata: structured.metadata && typeof structured.metadata === 'object' ? structured.metadata : {},
       time: { start, end },
@@ -370,7 +384,9 @@ class DocumentWriter implements SessionWriter {
     }
     if (m.info.role === 'assistant') {
       const last = m.parts[m.parts.length - 1]!
-      if (typeof m.info.finish !== 'string' || !this.same) m.info.finish = finishOf(m.stop, last.type === 'tool')
+      // OpenCode leaves `finish` off a step that failed or was aborted; keep it that way for its own sessions.
+      const failed = this.same && m.info.error && typeof m.info.finish !== 'string'
+      if (!failed && (typeof m.info.finish !== 'string' || !this.same)) m.info.finish = finishOf(m.stop, last.type === 'tool')
     }
     const msg: ExportMessage = { info: m.info, parts: m.parts }
     const problems = messageProblems(msg, this.ses, new Set(this.lastUser ? [this.lastUser] : []))
@@ -430,6 +446,10 @@ class DocumentWriter implements SessionWriter {
   }
 }
 
+function childSessionId(parentCreated: number, parentSes: string, nativeChildId: string): string {
+  return sessionId(parentCreated, `${parentSes}>${nativeChildId}`)
+}
+
 function tail(s: string): string {
   const lines = s.trim().split('\n')
   return lines.slice(-3).join(' | ').slice(-500)
@@ -452,7 +472,7 @@ function sessionExists(db: string, ses: string): boolean {
 }
 
 export function openCodeSink(ctx: StoreContext, opts: WriteOptions = {}): Writable {
-  const state: SinkState = { minted: new Map(), outFileUsed: false }
+  const state: SinkState = { minted: new Map(), created: new Map(), outFileUsed: false }
   return new SessionSink((header) => DocumentWriter.open(ctx, opts, header, state))
 }
 
