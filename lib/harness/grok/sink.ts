@@ -189,7 +189,8 @@ class GrokSessionWriter implements SessionWriter {
       if (!raw) return
       if (raw.file === 'updates') await this.updRaw.line(raw.raw!)
       else if (raw.file === 'chat_history') await this.chat.line(raw.raw!)
-      else if (rec.native_type === 'grok/file' && raw.file) await this.sidecar(raw.file, raw.raw!, rec.x?.['grok.encoding'] === 'base64')
+      // Empty logs come as whole files; their presence is restored from the header at finish.
+      else if (rec.native_type === 'grok/file' && raw.file && raw.file !== 'chat_history.jsonl' && raw.file !== 'updates.jsonl') await this.sidecar(raw.file, raw.raw!, rec.x?.['grok.encoding'] === 'base64')
       return
     }
     this.messages++
@@ -324,6 +325,7 @@ class GrokSessionWriter implements SessionWriter {
       let updates: Spool | null = this.updRaw.lines > 0 ? this.updRaw : this.updGen
       if (this.updRaw.lines === 0 && this.allRaw && this.same && x['grok.updates'] !== 'present') updates = null
       if (updates) await rename(updates.path, join(tmp, 'updates.jsonl'))
+      else if (x['grok.updates'] === 'empty') await writeFile(join(tmp, 'updates.jsonl'), '', { mode: 0o600 })
       await rm(this.updRaw.path, { force: true })
       await rm(this.updGen.path, { force: true })
       // A session Grok had rebuilt from updates.jsonl only: leave the model log as it was (absent or empty).

@@ -255,15 +255,19 @@ async function* fromChatHistory(
   let textCursor = 0
   let thoughtCursor = 0
   let pending: MessageRec | null = null
-  const flush = (stop?: { native: string }): MessageRec | null => {
+  let behind: FerryRecord[] = []
+  const flush = (stop?: { native: string }): FerryRecord[] => {
     const p = pending
     pending = null
     if (p && stop) {
       p.stop_reason = stopReasonOf(stop.native)
       p.native_stop_reason = stop.native
     }
-    return p
+    const out: FerryRecord[] = p ? [p, ...behind] : behind
+    behind = []
+    return out
   }
+
   const lines = fileLines(path, { onOverlong: (no, bytes) => ctx.diagnostics.error('EOVERLONG', `line of ${bytes} bytes skipped`, { file: path, line: no + 1 }) })
   for await (const { no, buf } of lines) {
     if (buf.toString('latin1').trim() === '') continue
@@ -272,7 +276,15 @@ async function* fromChatHistory(
       counts.skipped_lines++
       ctx.diagnostics.error('EBADLINE', `unparsable chat_history line: ${v instanceof Error ? v.message : 'not an object'}`, { file: path, line: no + 1 })
       // Skipped for the conversation, but a native round trip still puts the bytes back (Grok keeps them too).
-      if (nativeOn) yield { kind: 'native', sid, id: recordId(sid, `chat_history:l${no}`), native_type: 'grok/unparsable', native: { format: FORMAT, file: 'chat_history', line: no, raw: buf.toString('utf8') } }
+      if (nativeOn) {
+        const bad: FerryRecord = { kind: 'native', sid, id: recordId(sid, `chat_history:l${no}`), native_type: 'grok/unparsable', native: { format: FORMAT, file: 'chat_history', line: no, raw: buf.toString('utf8') } }
+        // Keep file order behind a held-back assistant message (bounded: a run of bad lines releases it).
+        if (pending && behind.length < 64) behind.push(bad)
+        else {
+          for (const r of flush()) yield r
+          yield bad
+        }
+      }
       continue
     }
     const id = recordId(sid, `chat_history:l${no}`)
@@ -292,8 +304,7 @@ async function* fromChatHistory(
         }
         // A real prompt: a new turn. The previous turn's last assistant message gets its stop reason now.
         const prevStop = prompt?.stop ?? (typeof item.prior_turn_interrupt === 'string' ? item.prior_turn_interrupt : undefined)
-        const held = flush(prevStop ? { native: prevStop } : undefined)
-        if (held) yield held
+        for (const r of flush(prevStop ? { native: prevStop } : undefined)) yield r
         promptOrdinal++
         const byIndex = typeof item.prompt_index === 'number' ? idx?.byPromptIndex.get(item.prompt_index) : undefined
         if (byIndex !== undefined) promptOrdinal = byIndex
@@ -338,8 +349,7 @@ async function* fromChatHistory(
         if (Object.keys(kinds).length) x['grok.tool_kinds'] = kinds
         if (typeof item.model_fingerprint === 'string') x['grok.model_fingerprint'] = item.model_fingerprint
         const msg: MessageRec = { kind: 'message', ...base, role: 'assistant', ts: iso(textTs ?? toolTs), blocks, ...(typeof item.model_id === 'string' ? { model: item.model_id } : {}), ...(Object.keys(x).length ? { x } : {}) }
-        const held = flush()
-        if (held) yield held
+        for (const r of flush()) yield r
         pending = msg
         continue
       }
@@ -371,12 +381,10 @@ async function* fromChatHistory(
       default:
         out = { kind: 'native', ...base, native_type: `grok/${typeof item.type === 'string' ? item.type : 'unknown'}` }
     }
-    const held = flush()
-    if (held) yield held
+    for (const r of flush()) yield r
     yield out
   }
-  const last = flush(prompt?.stop ? { native: prompt.stop } : undefined)
-  if (last) yield last
+  for (const r of flush(prompt?.stop ? { native: prompt.stop } : undefined)) yield r
 }
 
 /** chat_format_version 0 lines are OpenAI chat messages (`role`); Grok tries both shapes per line. */
