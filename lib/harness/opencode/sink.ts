@@ -246,6 +246,8 @@ class DocumentWriter implements SessionWriter {
       if (typeof u.cost_usd === 'number') m.info.cost = u.cost_usd
     }
     if (rec.stop_reason) m.stop = rec.stop_reason
+    const err = rec.x?.['opencode.error']
+    if (this.same && err && typeof err === 'object') m.info.error = err
   }
 
   private toolPart(b: Extract<Block, { type: 'tool_use' }>, t: number): Json {
