@@ -40,6 +40,8 @@ export interface MapperOptions {
 const NEEDED_EVENTS = new Set(['token_count', 'item_completed', 'exec_command_end', 'patch_apply_end', 'web_search_end'])
 /** Cap on remembered open calls: a file full of calls without outputs must not grow memory. */
 const MAX_OPEN = 4096
+/** Native records that may wait behind an assistant record for its usage line. */
+const HOLD = 32
 
 const ENVELOPE = /^\{"timestamp":"([^"]*)",(?:"ordinal":(\d+),)?"type":"([a-z_]+)"(?:,"payload":\{"type":"([A-Za-z_]+)")?/
 
@@ -60,6 +62,7 @@ export class RolloutMapper {
   private model: string | undefined
   private turn: string | undefined
   private held: MessageRec | null = null
+  private queue: FerryRecord[] = []
   private readonly open = new Map<string, OpenCall>()
   /** Item ids seen in a rollout without ordinals (their `i<id>` locator must be unique). */
   private readonly seenIds = new Set<string>()
@@ -417,23 +420,31 @@ export class RolloutMapper {
     this.emit(rec)
   }
 
-  /** Assistant records wait for the next line: a usage line may belong to them. */
+  /**
+   * An assistant record waits, together with the native lines after it
+   * (agent_message, token_count…), until a modelled record comes: the usage
+   * line that belongs to it may be among them. At most HOLD records wait.
+   */
   private emit(rec: FerryRecord): void {
     if (this.held) {
-      const h = this.held
-      this.held = null
-      this.o.push(h)
+      if (rec.kind === 'native' && this.queue.length < HOLD) {
+        this.queue.push(rec)
+        return
+      }
+      this.flush()
     }
     if (rec.kind === 'message' && rec.role === 'assistant') this.held = rec
     else this.o.push(rec)
   }
 
   private flush(): void {
-    if (this.held) {
-      const h = this.held
-      this.held = null
-      this.o.push(h)
-    }
+    if (!this.held) return
+    const h = this.held
+    this.held = null
+    this.o.push(h)
+    const q = this.queue
+    this.queue = []
+    for (const r of q) this.o.push(r)
   }
 }
 
