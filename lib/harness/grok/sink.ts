@@ -134,6 +134,7 @@ class GrokSessionWriter implements SessionWriter {
   private onlyFromUpdates = true
   private messages = 0
   private rebuilt = 0
+  private resultsSeen = false
   private assets = 0
 
   constructor(
@@ -216,6 +217,7 @@ class GrokSessionWriter implements SessionWriter {
     for (const r of results) {
       if (r.type !== 'tool_result') continue
       this.openCalls.delete(r.tool_use_id)
+      this.resultsSeen = true
       const text = resultText(r.content)
       if (!chatWritten) {
         const images = Array.isArray(r.content) ? r.content.filter((p): p is ImageBlock => p.type === 'image' && !!p.data) : []
@@ -261,6 +263,8 @@ class GrokSessionWriter implements SessionWriter {
 
   private async assistant(m: MessageRec, ms: number, chatWritten: boolean): Promise<void> {
     if (m.model) this.model = m.model
+    // The model spoke again after results came back: calls still open never got one.
+    if (this.resultsSeen) await this.settleCalls(ms)
     const calls: Array<{ id: string; name: string; arguments: string; input: unknown }> = []
     let text = ''
     for (const b of m.blocks) {
@@ -300,13 +304,19 @@ class GrokSessionWriter implements SessionWriter {
     if (text || calls.length) this.lastAssistant = m
   }
 
-  /** Ends the open turn: results for calls that never got one (Grok needs a result per call), then `turn_completed`. */
-  private async closeTurn(ms: number): Promise<void> {
+  /** Results for calls that never got one: Grok needs a `tool_result` after every call. */
+  private async settleCalls(ms: number): Promise<void> {
     for (const [callId] of this.openCalls) {
       if (this.sawModelled) await this.chat.line(JSON.stringify({ type: 'tool_result', tool_call_id: callId, content: '[interrupted: no result was recorded]' }))
       await this.update(ms, { sessionUpdate: 'tool_call_update', toolCallId: callId, status: 'failed', content: [{ type: 'content', content: { type: 'text', text: '[interrupted: no result was recorded]' } }] })
     }
     this.openCalls.clear()
+    this.resultsSeen = false
+  }
+
+  /** Ends the open turn: settles open calls, then `turn_completed`. */
+  private async closeTurn(ms: number): Promise<void> {
+    await this.settleCalls(ms)
     if (!this.turnOpen) return
     const stop = this.lastAssistant ? stopToNative(this.lastAssistant) : 'cancelled'
     await this.update(ms, { sessionUpdate: 'turn_completed', prompt_id: uuidFor(`${this.id}:prompt:${this.promptIndex}`), stop_reason: stop }, true)
@@ -362,7 +372,7 @@ class GrokSessionWriter implements SessionWriter {
     const firstLine = (this.firstPrompt ?? '').split('\n')[0]!.slice(0, 200)
     const s: Record<string, unknown> = {
       info: { id: this.id, cwd: this.cwd },
-      session_summary: typeof base.session_summary === 'string' && base.session_summary ? base.session_summary : (title ?? firstLine),
+      session_summary: typeof base.session_summary === 'string' && base.session_summary ? base.session_summary : firstLine,
       created_at: created,
       updated_at: updated,
       num_messages: numMessages,
@@ -372,12 +382,16 @@ class GrokSessionWriter implements SessionWriter {
       chat_format_version: 1,
     }
     const git = h.git ?? {}
+    // A title that was only ever Grok's session_summary stays one; others are the display title.
+    const fromSummary = h.title_source === 'summary' || !title
+    if (fromSummary && title) s.session_summary = title
     const extra: Record<string, unknown> = {
       git_remotes: git.remote ? [git.remote] : undefined,
       head_commit: git.commit,
       head_branch: git.branch,
       last_active_at: updated,
-      generated_title: title || undefined,
+      generated_title: fromSummary ? undefined : title,
+      title_is_manual: !fromSummary && h.title_source === 'custom' ? true : undefined,
     }
     const out: Record<string, unknown> = { ...s }
     // Keep what a Grok summary knew (lineage, git root, agent, …) unless ferry restates it.

@@ -77,3 +77,93 @@ t.test('a written session is complete and consistent', async (t) => {
   t.match(updates.at(-1), { method: '_x.ai/session/update', params: { update: { sessionUpdate: 'turn_completed', stop_reason: 'end_turn' } } })
   t.equal(updates[0].params.update._meta.promptIndex, 0)
 })
+
+t.test('common → Grok → common is a fixpoint (both shapes, rebuilt and update-less sessions)', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['v1', '01a1f84a'],
+    ['v02', '7c1f2a9e'],
+    ['edge', join(GROK_FIXTURES, 'edge/sessions/%2Fwork%2Fno-chat/0a000000-0000-4000-8000-000000000002')],
+    ['edge', join(GROK_FIXTURES, 'edge/sessions/%2Fwork%2Fno-updates/0a000000-0000-4000-8000-000000000001')],
+  ]
+  for (const [home, ref] of cases) {
+    const c0 = await readAll(ctxFor(join(GROK_FIXTURES, home)), ref)
+    const a = tempDir(t)
+    const w1 = (await writeAll(ctxFor(a), c0)).written[0]!
+    const c1 = await readAll(ctxFor(a), w1.path)
+    const b = tempDir(t)
+    const w2 = (await writeAll(ctxFor(b), c1)).written[0]!
+    const c2 = await readAll(ctxFor(b), w2.path)
+    t.same(modelled(c2), modelled(c1), `${home} ${ref.split('/').at(-1)}: fixpoint`)
+    t.ok(c1.filter((r) => r.kind === 'message').length >= 4)
+  }
+})
+
+t.test('a foreign session: canonical tools mapped through the table, failed tool and image kept, fixpoint', async (t) => {
+  const sid = 'claude-code:5d2f7e10-2222-4b4b-9b9b-000000000abc'
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGM4IScnd0KOQU7uxIkTcgAefAS7wTuQ6wAAAABJRU5ErkJggg=='
+  const recs: FerryRecord[] = [
+    { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'claude-code', locator: {} }, native_id: '5d2f7e10-2222-4b4b-9b9b-000000000abc', cwd: '/home/dev/demo-app', model: 'claude-sonnet-4-5', created_at: '2026-11-02T09:15:00.000Z' },
+    { kind: 'message', sid, id: `${sid}:u1`, role: 'user', ts: '2026-11-02T09:15:00.000Z', context: true, context_kind: 'reminder', blocks: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }] },
+    { kind: 'message', sid, id: `${sid}:u2`, role: 'user', ts: '2026-11-02T09:15:01.000Z', blocks: [{ type: 'text', text: 'Why does npm test fail?' }, { type: 'image', mime: 'image/png', data: png }] },
+    { kind: 'message', sid, id: `${sid}:a1`, role: 'assistant', ts: '2026-11-02T09:15:02.000Z', model: 'claude-sonnet-4-5', blocks: [{ type: 'thinking', text: 'hmm', signature: 'sig', provider: 'anthropic' }, { type: 'text', text: 'Running it.' }, { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test', description: 'run' } }, { type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: '/home/dev/demo-app/package.json' } }] },
+    { kind: 'message', sid, id: `${sid}:u3`, role: 'user', ts: '2026-11-02T09:15:03.000Z', blocks: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Error: no test specified', is_error: true }] },
+    { kind: 'message', sid, id: `${sid}:a2`, role: 'assistant', ts: '2026-11-02T09:15:04.000Z', blocks: [{ type: 'text', text: 'The test script is a placeholder.' }], stop_reason: 'end_turn' },
+  ]
+  const out = tempDir(t)
+  const w = (await writeAll(ctxFor(out), recs)).written[0]!
+  const chat = readFileSync(join(w.path, 'chat_history.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l))
+  const calls = chat.find((c) => c.type === 'assistant').tool_calls
+  t.match(calls, [{ id: 'toolu_1', name: 'run_terminal_cmd' }, { id: 'toolu_2', name: 'read_file' }])
+  t.same(JSON.parse(calls[1].arguments), { target_file: '/home/dev/demo-app/package.json' })
+  t.notOk(chat.some((c) => c.type === 'reasoning'), 'an Anthropic signature cannot become xai reasoning')
+  t.notOk(chat.some((c) => c.type === 'user' && JSON.stringify(c).includes('system-reminder')), 'foreign context not injected')
+  t.match(chat.find((c) => c.tool_call_id === 'toolu_2'), { content: '[interrupted: no result was recorded]' }, 'every call gets a result')
+  const summary = JSON.parse(readFileSync(join(w.path, 'summary.json'), 'utf8'))
+  t.equal(summary.current_model_id, 'grok-4.6', 'a non-Grok model is not a Grok model id')
+  t.equal(summary.session_summary, 'Why does npm test fail?')
+  const c1 = await readAll(ctxFor(out), w.path)
+  const m = c1.filter((r): r is MessageRec => r.kind === 'message')
+  t.match(m.find((x) => x.blocks.some((b) => b.type === 'image')), { ts: '2026-11-02T09:15:01.000Z' })
+  t.match(m.flatMap((x) => x.blocks).find((b) => b.type === 'tool_result' && b.tool_use_id === 'toolu_1'), { is_error: true })
+  t.match(m.at(-1), { stop_reason: 'end_turn' })
+  const again = tempDir(t)
+  const w2 = (await writeAll(ctxFor(again), c1)).written[0]!
+  t.same(modelled(await readAll(ctxFor(again), w2.path)), modelled(c1), 'fixpoint')
+})
+
+t.test('hostile ids and overwrites: never outside <root>/sessions/<group>/<id>, no overwrite without force', async (t) => {
+  const out = tempDir(t)
+  const sid = 'grok:../../x'
+  const recs: FerryRecord[] = [
+    { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'grok', locator: {} }, native_id: '../../x', cwd: '..' },
+    { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
+  ]
+  const first = await writeAll(ctxFor(out), recs)
+  const w = first.written[0]!
+  t.match(w.id, /^[0-9a-f-]{36}$/, 'a non-UUID id is replaced by a derived UUID')
+  t.ok(w.path.startsWith(join(out, 'sessions') + '/'), w.path)
+  t.equal(w.path.split('/').at(-2), encodeCwdDirname('/nonexistent-home').name, 'a relative cwd falls back to home, never "..": ' + w.path)
+  t.same(readdirSync(out), ['sessions'])
+  const second = await writeAll(ctxFor(out), recs)
+  t.equal(second.written.length, 0)
+  t.match(second.errors, [{ code: 'EEXIST' }], 'refused without --force')
+  const third = await writeAll(ctxFor(out), recs, { force: true })
+  t.equal(third.written[0]!.path, w.path, 'replaced with --force')
+  t.same(readdirSync(join(out, 'sessions', w.path.split('/').at(-2)!)), [w.id], 'no temp leftovers')
+})
+
+t.test('long cwd: hashed group name with a .cwd file', async (t) => {
+  const out = tempDir(t)
+  const cwd = '/work/' + 'very-long-directory-name/'.repeat(12) + 'Leaf Dir!'
+  const sid = 'ferry:long'
+  const { written } = await writeAll(ctxFor(out), [
+    { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: 'long', cwd },
+    { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
+  ])
+  const group = written[0]!.path.split('/').at(-2)!
+  t.match(group, /^leaf-dir-[0-9a-f]{16}$/)
+  t.equal(readFileSync(join(out, 'sessions', group, '.cwd'), 'utf8'), cwd, 'cwd, no newline')
+  const info = await grok.resolve!(ctxFor(out), written[0]!.id)
+  t.equal(info!.cwd, cwd)
+  t.notOk(existsSync(join(out, 'sessions', group, written[0]!.id, 'assets')))
+})
