@@ -1,0 +1,46 @@
+/**
+ * normalize-tools: maps every tool call to the canonical vocabulary
+ * (Claude Code's names and argument keys) with lib/tools/table.ts, keeping
+ * the original in `native_name` / `native_input`. With `style` set to a
+ * harness id it maps to that harness's own names instead (for reading a
+ * session in a familiar vocabulary; `native_*` keep the source's).
+ *
+ * Options (`NormalizeToolsOptions`):
+ * - `style`  a harness id (`codex`, `opencode`, …); default: canonical
+ *
+ * The harness is taken from each record's session key. Grok's ACP tool
+ * kinds (`x['grok.tool_kinds']`) are passed to the table for randomised
+ * tool names. Messages with a changed call lose `native`.
+ */
+import type { Transform } from 'node:stream'
+import type { Block, HarnessId, MessageRec, ToolUseBlock } from '../lib/model.js'
+import { toCanonical, toNative } from '../lib/tools/table.js'
+import { harnessOf, recordTransform, withBlocks } from './util.js'
+
+export interface NormalizeToolsOptions {
+  style?: HarnessId | string
+}
+
+export function normalizeTools(opts: NormalizeToolsOptions = {}): Transform {
+  return recordTransform((rec, push) => {
+    if (rec.kind !== 'message' || !rec.blocks.some((b) => b.type === 'tool_use')) return push(rec)
+    const m = rec as MessageRec
+    const harness = harnessOf(m)
+    const kinds = (m.x?.['grok.tool_kinds'] ?? undefined) as Record<string, string> | undefined
+    let blocks: Block[] | null = null
+    m.blocks.forEach((b, i) => {
+      if (b.type !== 'tool_use') return
+      const kind = kinds?.[b.id]
+      let n: ToolUseBlock = toCanonical(harness, b, kind ? { kind } : undefined)
+      if (opts.style && opts.style !== harness) {
+        const t = toNative(opts.style as HarnessId, n, harness)
+        n = { ...n, name: t.name, input: t.input, native_name: n.native_name ?? b.name }
+        if (n.native_input === undefined && t.input !== b.input) n.native_input = b.input
+      } else if (opts.style === harness) {
+        n = b
+      }
+      if (n !== b) (blocks ??= m.blocks.slice())[i] = n
+    })
+    push(blocks ? withBlocks(m, blocks) : m)
+  })
+}
