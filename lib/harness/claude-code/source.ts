@@ -428,10 +428,12 @@ async function spilled(em: Emitter, r: ToolResultBlock, tur: Obj, side: string, 
   }
   const local = join(side, 'tool-results', name)
   const size = typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : undefined
-  r.truncated = { ...(size === undefined ? {} : { original_bytes: size }), ref: { path: local } }
+  const st = await stat(local).catch(() => undefined)
+  // Only a file that is really there is referenced (a converted copy may not have its side files).
+  r.truncated = { ...(size === undefined ? {} : { original_bytes: size }), ...(st?.isFile() ? { ref: { path: local } } : {}) }
   if (!opts.inlineSpilled) return false
   try {
-    const st = await stat(local)
+    if (!st?.isFile()) throw new Error(`${local} is not there`)
     if (st.size > SIDE_FILE_CAP) {
       em.warn('claude-code/side-file-too-big', `${local}: ${st.size} bytes, preview kept`, no)
       return false

@@ -1,0 +1,77 @@
+import t from 'tap'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import type { FerryRecord } from '../../../lib/model.js'
+import { DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, PROJECT, ctxFor, readAll, writeAll } from './helpers.js'
+import { tempDir } from '../../helpers.js'
+
+function files(dir: string): string[] {
+  const out: string[] = []
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    if (e.isDirectory()) out.push(...files(p))
+    else out.push(p)
+  }
+  return out.sort()
+}
+
+t.test('read with native and written back: every file byte for byte', async (t) => {
+  const out = tempDir(t)
+  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID, { native: true })
+  const written = await writeAll(ctxFor(out), recs)
+  t.same(written.map((w) => w.id), [FEATURE_ID, 'agent-a1b2c3d4e5f607182'])
+  const target = join(out, '.claude', 'projects', '-home-dev-demo-app')
+  const src = files(PROJECT).filter((p) => p.includes(FEATURE_ID))
+  t.same(files(target).map((p) => relative(target, p)), src.map((p) => relative(PROJECT, p)))
+  for (const p of src) t.ok(readFileSync(join(target, relative(PROJECT, p))).equals(readFileSync(p)), relative(PROJECT, p))
+  t.equal(statSync(join(target, `${FEATURE_ID}.jsonl`)).mode & 0o777, 0o600, 'transcripts are private, like the client writes them')
+})
+
+t.test('a damaged file round-trips minus the torn line it could not read', async (t) => {
+  const out = tempDir(t)
+  await writeAll(ctxFor(out), await readAll(ctxFor(FIXTURE_HOME), DAMAGED_ID, { native: true }))
+  const orig = readFileSync(join(PROJECT, `${DAMAGED_ID}.jsonl`), 'utf8')
+  const back = readFileSync(join(out, '.claude', 'projects', '-home-dev-demo-app', `${DAMAGED_ID}.jsonl`), 'utf8')
+  t.equal(back, orig.slice(0, orig.lastIndexOf('\n') + 1))
+  t.ok(back.includes('\0\0{'), 'the NUL-prefixed line is kept as it was')
+})
+
+t.test('an existing session is not overwritten without force', async (t) => {
+  const out = tempDir(t)
+  const recs = await readAll(ctxFor(FIXTURE_HOME), DAMAGED_ID, { native: true })
+  await writeAll(ctxFor(out), recs)
+  await t.rejects(writeAll(ctxFor(out), recs), { code: 'EEXIST' })
+  await writeAll(ctxFor(out), recs, { force: true })
+  const left = readdirSync(join(out, '.claude', 'projects', '-home-dev-demo-app'))
+  t.same(left, [`${DAMAGED_ID}.jsonl`], 'no temp files left behind')
+})
+
+/** The modelled content of a stream: what must survive common → Claude Code → common. */
+function content(recs: FerryRecord[]): unknown[] {
+  return recs
+    .filter((r) => r.kind === 'message' || r.kind === 'boundary' || r.kind === 'session')
+    .map((r) => {
+      const { native: _n, seq: _s, ...rest } = r as FerryRecord & { native?: unknown; seq?: number }
+      if (r.kind === 'session') return { ...rest, source: undefined }
+      return rest
+    })
+}
+
+t.test('common → Claude Code → common is a fixpoint after one trip', async (t) => {
+  const a = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID)
+  const h1 = tempDir(t)
+  await writeAll(ctxFor(h1), a)
+  const b = await readAll(ctxFor(h1), FEATURE_ID)
+  const h2 = tempDir(t)
+  await writeAll(ctxFor(h2), b)
+  const c = await readAll(ctxFor(h2), FEATURE_ID)
+  t.same(content(c), content(b))
+  // and the first trip kept the conversation: every typed prompt, answer, call and result
+  const conv = (recs: FerryRecord[]) =>
+    recs.flatMap((r) =>
+      r.kind === 'message' && !r.context && r.role !== 'system'
+        ? r.blocks.map((bl) => JSON.stringify(bl.type === 'tool_result' && bl.truncated ? { ...bl, truncated: { ...bl.truncated, ref: undefined } } : bl))
+        : [],
+    )
+  t.same(conv(b), conv(a))
+})
