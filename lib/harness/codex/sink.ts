@@ -301,14 +301,15 @@ class RolloutWriter implements SessionWriter {
     await flushText()
     if (rec.usage) {
       const u = rec.usage
-      const last = {
+      const last: Record<string, number> = {
         input_tokens: (u.input_tokens ?? 0) + (u.cache_read_tokens ?? 0),
         cached_input_tokens: u.cache_read_tokens ?? 0,
-        cache_write_input_tokens: u.cache_write_tokens ?? 0,
         output_tokens: u.output_tokens ?? 0,
-        reasoning_output_tokens: u.reasoning_tokens ?? 0,
         total_tokens: u.total_tokens ?? (u.input_tokens ?? 0) + (u.cache_read_tokens ?? 0) + (u.output_tokens ?? 0),
       }
+      // Only what the source knew, so a second read gives the same usage.
+      if (u.cache_write_tokens !== undefined) last.cache_write_input_tokens = u.cache_write_tokens
+      if (u.reasoning_tokens !== undefined) last.reasoning_output_tokens = u.reasoning_tokens
       await this.line(ts, 'event_msg', { type: 'token_count', info: { total_token_usage: last, last_token_usage: last, model_context_window: null }, rate_limits: null })
     }
   }
@@ -335,11 +336,8 @@ class RolloutWriter implements SessionWriter {
 
   private toolResult(b: ToolResultBlock, ts: string, rec: MessageRec): Promise<void> {
     const custom = this.customCalls.delete(b.tool_use_id) || (this.source === 'codex' && rec.x?.['codex.item'] === 'custom_tool_call_output')
-    let output: unknown
-    if (typeof b.content === 'string') output = b.content
-    else if (b.content.some((p) => p.type === 'image')) output = this.contentParts(b.content, false)
-    else output = b.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
-    if (custom && typeof output !== 'string') output = (b.content as Block[]).map((p) => (p.type === 'text' ? p.text : '')).join('')
+    // Content-part arrays are what Codex itself writes for code-mode outputs; keep the shape.
+    const output: unknown = typeof b.content === 'string' ? b.content : this.contentParts(b.content, false)
     return this.line(ts, 'response_item', { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: b.tool_use_id, output })
   }
 
