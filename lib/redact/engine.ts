@@ -42,6 +42,8 @@ interface Span {
   start: number
   end: number
   kind: string
+  /** Rule order: a provider rule beats the generic one on the same span. */
+  prio: number
 }
 
 const EMAIL: Rule = {
@@ -187,6 +189,7 @@ export class Redactor {
     if (rules.size === 0 && !this.pathRe) return text
     let spans: Span[] | null = null
     for (const rule of rules) {
+      const prio = this.rules.indexOf(rule)
       const re = rule.re
       re.lastIndex = 0
       let m: RegExpExecArray | null
@@ -207,7 +210,7 @@ export class Redactor {
         if (rule.check && !rule.check(s, m)) continue
         if (rule.kind !== 'private-key' && rule.kind !== 'connection-string' && rule.kind !== 'basic-auth' && isPlaceholder(s)) continue
         if (this.allowed(s)) continue
-        ;(spans ??= []).push({ start, end: start + s.length, kind: rule.kind })
+        ;(spans ??= []).push({ start, end: start + s.length, kind: rule.kind, prio })
       }
     }
     let out = text
@@ -218,7 +221,7 @@ export class Redactor {
 
   private apply(text: string, spans: Span[], onFind?: (kind: string) => void): string {
     // Earlier start wins; on a tie the longer span. Overlaps are merged into the first.
-    spans.sort((a, b) => a.start - b.start || b.end - a.end)
+    spans.sort((a, b) => a.start - b.start || b.end - a.end || a.prio - b.prio)
     let out = ''
     let pos = 0
     for (const sp of spans) {
