@@ -82,7 +82,10 @@ function isAlnum(c: number): boolean {
 
 export class Redactor {
   private readonly rules: Rule[]
-  private readonly kwRes: Array<[RegExp, Map<string, Rule[]>]> = []
+  private readonly bigrams = new Uint16Array(128 * 128)
+  private readonly buckets: Array<Array<{ kw: string; rules: Rule[] }>> = [[]]
+  private readonly single = new Map<string, Rule[]>()
+  private readonly prio = new Map<Rule, number>()
   private readonly always: Rule[]
   private readonly labels = new Map<string, string>()
   private readonly perKind = new Map<string, number>()
@@ -100,6 +103,7 @@ export class Redactor {
     if (opts.rulesFile) rules.push(...parseRulesFile(opts.rulesFile))
     for (const r of opts.extraRules ?? []) rules.push(customRule(r.kind, r.pattern, r.flags))
     this.rules = rules
+    rules.forEach((r, i) => this.prio.set(r, i))
     const byKw = new Map<string, { kw: string; ci: boolean; rules: Rule[] }>()
     this.always = []
     for (const r of rules) {
@@ -115,15 +119,29 @@ export class Redactor {
         if (!e.rules.includes(r)) e.rules.push(r)
       }
     }
-    for (const ci of [false, true]) {
-      const map = new Map<string, Rule[]>()
-      for (const e of byKw.values()) if (e.ci === ci) map.set(e.kw, e.rules)
-      if (map.size === 0) continue
-      // A match on a keyword also stands for every keyword inside it (`secret_` holds `secret`).
-      for (const [k, rules] of map) for (const [k2, r2] of map) if (k2 !== k && k.includes(k2)) for (const r of r2) if (!rules.includes(r)) rules.push(r)
-      // Longest first so a keyword that contains another is still seen.
-      const alts = [...map.keys()].sort((a, b) => b.length - a.length).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-      this.kwRes.push([new RegExp(alts.join('|'), ci ? 'gi' : 'g'), map])
+    // Case-insensitive keywords are expanded to their lower, upper and capitalised forms.
+    const all = new Map<string, Rule[]>()
+    for (const e of byKw.values()) {
+      const forms = e.ci ? [e.kw, e.kw.toUpperCase(), e.kw[0]!.toUpperCase() + e.kw.slice(1)] : [e.kw]
+      for (const f of forms) {
+        const cur = all.get(f) ?? []
+        for (const r of e.rules) if (!cur.includes(r)) cur.push(r)
+        all.set(f, cur)
+      }
+    }
+    for (const [kw, rules] of all) {
+      if (kw.length < 2 || kw.charCodeAt(0) >= 128 || kw.charCodeAt(1) >= 128) {
+        this.single.set(kw, rules)
+        continue
+      }
+      const key = (kw.charCodeAt(0) << 7) | kw.charCodeAt(1)
+      let slot = this.bigrams[key]!
+      if (slot === 0) {
+        slot = this.buckets.length
+        this.buckets.push([])
+        this.bigrams[key] = slot
+      }
+      this.buckets[slot]!.push({ kw, rules })
     }
     this.allow = new Set(opts.allow ?? [])
     this.allowPatterns = opts.allowPatterns ?? []
@@ -164,17 +182,29 @@ export class Redactor {
     return false
   }
 
-  /** The rules whose keywords occur in `text`: one regex pass per case mode. */
+  /**
+   * The rules whose keywords occur in `text`: one pass over the string with
+   * a table of the keywords' first two characters; a hit is confirmed with
+   * `startsWith`. (Faster here than one regex alternation of ~100 literals.)
+   */
   private candidates(text: string): Set<Rule> {
     const out = new Set<Rule>(this.always)
-    for (const [re, map] of this.kwRes) {
-      re.lastIndex = 0
-      let m: RegExpExecArray | null
-      while ((m = re.exec(text)) !== null) {
-        const rules = map.get(re.flags.includes('i') ? m[0].toLowerCase() : m[0])
-        if (rules) for (const r of rules) out.add(r)
-        if (out.size === this.rules.length) return out
+    for (const [kw, rules] of this.single) if (text.includes(kw)) for (const r of rules) out.add(r)
+    const table = this.bigrams
+    const n = text.length - 1
+    let c0 = text.charCodeAt(0)
+    for (let i = 0; i < n; i++) {
+      const c1 = text.charCodeAt(i + 1)
+      if (c0 < 128 && c1 < 128) {
+        const slot = table[(c0 << 7) | c1]!
+        if (slot !== 0) {
+          for (const e of this.buckets[slot]!) {
+            if (text.startsWith(e.kw, i)) for (const r of e.rules) out.add(r)
+          }
+          if (out.size === this.rules.length) return out
+        }
       }
+      c0 = c1
     }
     return out
   }
@@ -189,7 +219,7 @@ export class Redactor {
     if (rules.size === 0 && !this.pathRe) return text
     let spans: Span[] | null = null
     for (const rule of rules) {
-      const prio = this.rules.indexOf(rule)
+      const prio = this.prio.get(rule) ?? 0
       const re = rule.re
       re.lastIndex = 0
       let m: RegExpExecArray | null

@@ -54,8 +54,7 @@ export const RULES: Rule[] = [
   p('aws-access-key', ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'], String.raw`{L}(?<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}){R}`, 2.5),
   {
     kind: 'aws-secret-key',
-    keywords: ['aws', 'AWS'],
-    ci: true,
+    keywords: ['aws', 'AWS', 'Aws'],
     re: rx(String.raw`(?:aws|AWS|Aws)[A-Za-z0-9_.\- ]{0,30}?(?:secret|SECRET|Secret)[A-Za-z0-9_.\-]{0,20}(?:\\?["'])?\s*(?:[:=]|=>|\s)\s*(?:\\?["'])?(?<s>[A-Za-z0-9/+]{40}){R}`),
     entropy: 3.5,
   },
@@ -203,13 +202,18 @@ export function isPlaceholder(v: string): boolean {
 }
 
 /** Shannon entropy in bits per character. */
+const counts = new Uint32Array(65536)
 export function entropy(s: string): number {
-  const counts = new Map<string, number>()
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1)
+  const n = s.length
+  for (let i = 0; i < n; i++) counts[s.charCodeAt(i)]++
   let e = 0
-  for (const c of counts.values()) {
-    const f = c / s.length
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i)
+    const k = counts[c]!
+    if (k === 0) continue
+    const f = k / n
     e -= f * Math.log2(f)
+    counts[c] = 0
   }
   return e
 }
