@@ -76,6 +76,8 @@ class ClaudeWriter implements SessionWriter {
   private pendingSummary: string | null = null
   private afterBoundary = false
   private modelled = false
+  /** A title record was among the lines written verbatim: do not add another. */
+  private rawTitle = false
   private lines = 0
   private metaRaw: string | undefined
   private readonly sideFiles: string[] = []
@@ -199,6 +201,7 @@ class ClaudeWriter implements SessionWriter {
       return
     }
     if (rec.kind === 'message' && rec.role === 'assistant') await this.flushOpen()
+    if (rec.kind === 'native' && /^claude-code\/(custom-title|ai-title|summary)$/.test(rec.native_type)) this.rawTitle = true
     await this.line(raw)
     let last = raw
     for (const m of n.merged ?? []) {
@@ -421,7 +424,7 @@ class ClaudeWriter implements SessionWriter {
       await this.flushDeferred()
       this.title = end?.title ?? this.title
       const leaf = this.parentUuid()
-      if (this.modelled && this.title && leaf && this.agentId === undefined) {
+      if (this.modelled && !this.rawTitle && this.title && leaf && this.agentId === undefined) {
         await this.line({ type: 'summary', summary: this.title, leafUuid: leaf })
         const src = this.header.title_source
         if (src === 'custom') await this.line({ type: 'custom-title', customTitle: this.title, sessionId: this.target.sessionId })

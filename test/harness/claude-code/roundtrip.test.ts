@@ -75,3 +75,25 @@ t.test('common → Claude Code → common is a fixpoint after one trip', async (
     )
   t.same(conv(b), conv(a))
 })
+
+t.test('records a transform changed are rewritten in place; untouched lines stay verbatim', async (t) => {
+  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID, { native: true })
+  for (const r of recs) {
+    if (r.kind === 'message' && r.blocks.some((b) => b.type === 'text' && b.text === 'So what is the fix?')) {
+      delete r.native
+      r.blocks = [{ type: 'text', text: 'So what is the fix? (edited)' }]
+    }
+  }
+  const out = tempDir(t)
+  await writeAll(ctxFor(out), recs)
+  const orig = readFileSync(join(PROJECT, `${FEATURE_ID}.jsonl`), 'utf8').split('\n')
+  const back = readFileSync(join(out, '.claude', 'projects', '-home-dev-demo-app', `${FEATURE_ID}.jsonl`), 'utf8').split('\n')
+  t.equal(back.length, orig.length, 'no line added or lost (no second title record)')
+  const changed = back.map((l, i) => (l === orig[i] ? -1 : i)).filter((i) => i >= 0)
+  t.equal(changed.length, 1)
+  const was = JSON.parse(orig[changed[0]!]!)
+  const now = JSON.parse(back[changed[0]!]!)
+  t.equal(now.message.content, 'So what is the fix? (edited)')
+  t.equal(now.uuid, was.uuid, 'the entry keeps its uuid')
+  t.equal(now.parentUuid, was.parentUuid, 'and its place in the chain')
+})
