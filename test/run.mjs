@@ -15,7 +15,7 @@ if (tsc.status !== 0) {
 }
 
 const args = process.argv.slice(2)
-const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=base', ...(args.length ? args : ['test/'])], {
+const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=base', ...args], {
   cwd: root,
   stdio: ['inherit', 'pipe', 'inherit'],
   env: { ...process.env, FORCE_COLOR: '0' },

@@ -10,7 +10,7 @@ import { isEpipe } from '../pipeline.js'
 import { VERSION } from '../version.js'
 import { storeOptions } from './options.js'
 import { STDIN_SENTINEL } from './sources.js'
-import { loadTransforms } from './transforms.js'
+import { joinTransformValues, loadTransforms } from './transforms.js'
 import { filterCommand } from './commands/filter-command.js'
 import * as ls from './commands/ls.js'
 import * as cat from './commands/cat.js'
@@ -28,8 +28,8 @@ function quietEpipe(): void {
 
 export async function main(args: string[]): Promise<void> {
   quietEpipe()
-  const rawArgs = args.map((a) => (a === '-' ? STDIN_SENTINEL : a))
   const transforms = await loadTransforms()
+  const rawArgs = joinTransformValues(args, transforms).map((a) => (a === '-' ? STDIN_SENTINEL : a))
   let y: Argv = yargs(rawArgs)
     .scriptName('ferry')
     .usage('ferry <command> [options]\n\nMove coding-agent sessions between agents: read any harness into one record stream, transform it, write it as any other.')

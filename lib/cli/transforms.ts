@@ -76,6 +76,32 @@ export function transformUses(rawArgs: string[], specs: TransformSpec[]): Transf
   return uses
 }
 
+/**
+ * Rewrites `--truncate '--tool-output 4000'` as `--truncate=--tool-output 4000`
+ * so that yargs takes the quoted options as the flag's value instead of
+ * parsing them as options of the command itself.
+ */
+export function joinTransformValues(rawArgs: string[], specs: TransformSpec[]): string[] {
+  const out: string[] = []
+  const uses = new Set(specs.map(flagName))
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!
+    if (a === '--') {
+      out.push(...rawArgs.slice(i))
+      break
+    }
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : ''
+    const spec = uses.has(name) ? specs.find((s) => flagName(s) === name)! : undefined
+    const next = rawArgs[i + 1]
+    if (spec && next !== undefined && next.startsWith('--') && (next.includes(' ') || spec.options.some((o) => next === `--${o.name}` || next.startsWith(`--${o.name}=`)))) {
+      out.push(`${a}=${next}`)
+      i++
+    } else if (spec) out.push(`${a}=`) // a bare flag: never let yargs take the next word (a REF) as its value
+    else out.push(a)
+  }
+  return out
+}
+
 /** Parses a transform's own option string with its option table. */
 export async function parseTransformArgs(spec: TransformSpec, args: string | string[]): Promise<Record<string, unknown>> {
   let y = yargs(Array.isArray(args) ? args : splitWords(args)).exitProcess(false).strict().help(false).version(false)
