@@ -14,7 +14,7 @@ t.test('cwd → group name is Grok\'s per-byte percent encoding (RFC 3986 unrese
 })
 
 t.test('over-long encodings become <slug>-<blake3 hex16> (Grok paths.rs)', async (t) => {
-  const long = '/work/' + 'very-long-directory-name/'.repeat(12) + 'Leaf Dir!'
+  const long = '/srv/' + 'very-long-directory-name/'.repeat(12) + 'Leaf Dir!'
   const { name, hashed } = encodeCwdDirname(long)
   const hex = Buffer.from(blake3(Buffer.from(long))).toString('hex').slice(0, 16)
   t.equal(hashed, true)

@@ -30,16 +30,16 @@ t.test('discovery: sessions/<group>/<id>, metadata from summary.json, stray file
   for await (const e of grok.discover!(edge)) all.push(e)
   t.equal(all.length, 5)
   const hashed = all.find((e) => e.path.includes('leaf-dir-'))!
-  t.match(hashed.cwd, /^\/work\/very-long-directory-name-.*Leaf Dir!$/, 'hashed group name resolved through .cwd')
+  t.match(hashed.cwd, /^\/srv\/very-long-directory-name-.*Leaf Dir!$/, 'hashed group name resolved through .cwd')
 })
 
 t.test('discovery without summary.json: cwd from the group name, times from updates.jsonl', async (t) => {
   const root = tempDir(t)
   cpSync(EDGE, root, { recursive: true })
-  const dir = join(root, 'sessions', '%2Fwork%2Fempty-chat', '0a000000-0000-4000-8000-000000000003')
+  const dir = join(root, 'sessions', '%2Fsrv%2Fempty-chat', '0a000000-0000-4000-8000-000000000003')
   rmSync(join(dir, 'summary.json'))
   const info = await grok.resolve!(ctxFor(root), dir)
-  t.match(info, { cwd: '/work/empty-chat', created_at: '2026-11-01T08:00:00.000Z' })
+  t.match(info, { cwd: '/srv/empty-chat', created_at: '2026-11-01T08:00:00.000Z' })
   t.notOk(info!.title)
 })
 
@@ -83,7 +83,7 @@ t.test('0.2.x session: Cursor tool names, image only in updates.jsonl, raw unpar
 })
 
 t.test('missing updates.jsonl: reads fine, no invented timestamps', async (t) => {
-  const recs = await readAll(ctxFor(EDGE), edgeDir('%2Fwork%2Fno-updates', 1))
+  const recs = await readAll(ctxFor(EDGE), edgeDir('%2Fsrv%2Fno-updates', 1))
   const m = msgs(recs)
   t.equal(m.length, 4)
   t.ok(m.every((x) => x.ts === null))
@@ -91,7 +91,7 @@ t.test('missing updates.jsonl: reads fine, no invented timestamps', async (t) =>
 })
 
 t.test('missing or empty chat_history.jsonl: rebuilt from updates.jsonl', async (t) => {
-  for (const [name, n, state] of [['%2Fwork%2Fno-chat', 2, 'absent'], ['%2Fwork%2Fempty-chat', 3, 'empty']] as const) {
+  for (const [name, n, state] of [['%2Fsrv%2Fno-chat', 2, 'absent'], ['%2Fsrv%2Fempty-chat', 3, 'empty']] as const) {
     const recs = await readAll(ctxFor(EDGE), edgeDir(name, n))
     t.match(recs[0], { x: { 'grok.chat_history': state } })
     const m = msgs(recs)
@@ -104,7 +104,7 @@ t.test('missing or empty chat_history.jsonl: rebuilt from updates.jsonl', async 
 
 t.test('hostile input: promptIndex 1e12 / -5 ignored, torn line reported, session id from the directory', async (t) => {
   const ctx = ctxFor(EDGE)
-  const dir = edgeDir('%2Fwork%2Fhostile', 4)
+  const dir = edgeDir('%2Fsrv%2Fhostile', 4)
   const recs = await readAll(ctx, dir)
   t.equal(recs[0]!.kind === 'session' && recs[0]!.native_id, '0a000000-0000-4000-8000-000000000004', 'summary info.id "../../x" not used')
   const m = msgs(recs)
@@ -118,7 +118,7 @@ t.test('hostile input: promptIndex 1e12 / -5 ignored, torn line reported, sessio
 t.test('a huge hostile promptIndex never sizes memory, and a missing file mid-read is not a crash', async (t) => {
   const root = tempDir(t)
   const dir = join(root, 'sessions', '%2Fw', '0b000000-0000-4000-8000-000000000000')
-  cpSync(edgeDir('%2Fwork%2Fhostile', 4), dir, { recursive: true })
+  cpSync(edgeDir('%2Fsrv%2Fhostile', 4), dir, { recursive: true })
   const lines = []
   for (let i = 0; i < 2000; i++) {
     const pi = i % 2 ? 2 ** 53 - 1 : -(2 ** 40)

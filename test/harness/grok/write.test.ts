@@ -82,8 +82,8 @@ t.test('common → Grok → common is a fixpoint (both shapes, rebuilt and updat
   const cases: Array<[string, string]> = [
     ['v1', '01a1f84a'],
     ['v02', '7c1f2a9e'],
-    ['edge', join(GROK_FIXTURES, 'edge/sessions/%2Fwork%2Fno-chat/0a000000-0000-4000-8000-000000000002')],
-    ['edge', join(GROK_FIXTURES, 'edge/sessions/%2Fwork%2Fno-updates/0a000000-0000-4000-8000-000000000001')],
+    ['edge', join(GROK_FIXTURES, 'edge/sessions/%2Fsrv%2Fno-chat/0a000000-0000-4000-8000-000000000002')],
+    ['edge', join(GROK_FIXTURES, 'edge/sessions/%2Fsrv%2Fno-updates/0a000000-0000-4000-8000-000000000001')],
   ]
   for (const [home, ref] of cases) {
     const c0 = await readAll(ctxFor(join(GROK_FIXTURES, home)), ref)
@@ -154,7 +154,7 @@ t.test('hostile ids and overwrites: never outside <root>/sessions/<group>/<id>, 
 
 t.test('long cwd: hashed group name with a .cwd file', async (t) => {
   const out = tempDir(t)
-  const cwd = '/work/' + 'very-long-directory-name/'.repeat(12) + 'Leaf Dir!'
+  const cwd = '/srv/' + 'very-long-directory-name/'.repeat(12) + 'Leaf Dir!'
   const sid = 'ferry:long'
   const { written } = await writeAll(ctxFor(out), [
     { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: 'long', cwd },
