@@ -15,6 +15,7 @@ import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { userContextKind } from './context.js'
 import { readHead } from './head.js'
 import { ARCHIVED_DIR, SESSIONS_DIR, isUuid, parseRolloutName, type RolloutName } from './paths.js'
+import { tailLines } from '../../io/tail.js'
 
 interface Found {
   path: string
@@ -147,7 +148,7 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
     path,
     locator: { path, ...(head.compressed ? { compressed: true } : {}) },
     bytes: st.size,
-    updated_at: st.mtime.toISOString(),
+    updated_at: (head.compressed ? undefined : await lastTimestamp(path, st.size)) ?? st.mtime.toISOString(),
   }
   if (typeof meta?.cwd === 'string') info.cwd = meta.cwd
   if (title) info.title = title
@@ -159,6 +160,22 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
   if (opts.archived) info.archived = true
   return info
 }
+
+/** The `timestamp` of the last complete line, from the file's last 64 KiB (plain files only). */
+async function lastTimestamp(path: string, size: number): Promise<string | undefined> {
+  try {
+    const lines = await tailLines(path, size, TAIL_BYTES)
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\{"timestamp":"([^"]{10,40})"/.exec(lines[i]!.subarray(0, 80).toString('latin1'))
+      if (m && !Number.isNaN(Date.parse(m[1]!))) return m[1]
+    }
+  } catch {
+    /* unreadable tail: fall back to the mtime */
+  }
+  return undefined
+}
+
+const TAIL_BYTES = 64 * 1024
 
 function oneLine(s: string): string {
   const t = s.replace(/\s+/g, ' ').trim()
