@@ -9,6 +9,8 @@ import { Writable } from 'node:stream'
 import { FERRY_FORMAT, parseSessionKey, type EndRec, type FerryRecord, type SessionRec } from '../model.js'
 import type { WrittenSession } from './types.js'
 
+export const REDACTED_SUFFIX = ' [redacted]'
+
 export interface SessionWriter {
   /** One record of the open session (never `session`, `end` or `stream`). */
   write(rec: FerryRecord): void | Promise<void>
@@ -49,6 +51,7 @@ export class SessionSink extends Writable {
   }
 
   private skipSid: string | null = null
+  private redacted = false
 
   override _write(rec: FerryRecord, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
     if (this.skipSid !== null && 'sid' in rec && rec.sid === this.skipSid && rec.kind !== 'session') return cb()
@@ -73,12 +76,13 @@ export class SessionSink extends Writable {
         return
       case 'session':
         this.skipSid = null
+        this.redacted = rec.redacted === true
         await this.finishCurrent()
-        this.current = await this.openSession(rec)
+        this.current = await this.openSession(this.redacted ? { ...rec, title: this.redactedTitle(rec.title) ?? '[redacted]' } : rec)
         this.currentSid = rec.sid
         return
       case 'end':
-        if (this.current && rec.sid === this.currentSid) await this.finishCurrent(rec)
+        if (this.current && rec.sid === this.currentSid) await this.finishCurrent(rec.title === undefined ? rec : { ...rec, title: this.redactedTitle(rec.title)! })
         return
       default:
         if (!this.current || rec.sid !== this.currentSid) {
@@ -98,6 +102,15 @@ export class SessionSink extends Writable {
         }
         await this.current.write(rec)
     }
+  }
+
+  /**
+   * A redacted session is marked in the title every agent shows, because its
+   * tool inputs are not what really ran.
+   */
+  private redactedTitle(title: string | undefined): string | undefined {
+    if (!this.redacted || title === undefined || title.endsWith(REDACTED_SUFFIX)) return title
+    return title + REDACTED_SUFFIX
   }
 
   private async finishCurrent(end?: EndRec): Promise<void> {

@@ -71,6 +71,8 @@ async function looksLikeInterchange(path: string): Promise<boolean> {
     const head = buf.subarray(0, bytesRead).toString('utf8').trimStart()
     if (/^\{\s*"kind"\s*:/.test(head)) return true
     // A Messages document: an object whose text mentions "messages", or a bare array of role objects.
+    // An OpenCode export document ({info, messages: [{info, parts}]}) also has "messages": not ours.
+    if (/^\{\s*"info"\s*:/.test(head) || /"parts"\s*:/.test(head)) return false
     return (/^\{/.test(head) && /"messages"\s*:/.test(head)) || /^\[\s*\{\s*"role"/.test(head)
   } finally {
     await fh.close()
