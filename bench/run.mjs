@@ -155,6 +155,8 @@ for (const f of workloads) {
   const name = mod.name ?? f.replace(/\.mjs$/, '')
   if (only.length && !only.includes(name)) continue
   console.log(`\n# ${name}`)
+  // Ratios compare only with a baseline measured by the same workload.
+  b.lastBaseline = undefined
   try {
     await mod.default(b)
   } catch (err) {
