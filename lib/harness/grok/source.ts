@@ -431,11 +431,17 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
     user = null
     return u && u.blocks.length ? mk(u.line, 'user', u.ts, u.blocks) : null
   }
-  const flushAgent = (): MessageRec | null => {
+  /** The pending assistant message, with the turn's stop reason when one was seen. */
+  const flushAgent = (stop?: string): MessageRec | null => {
     const a = agent
     agent = null
     if (!a || (!a.text && !a.calls.length)) return null
-    return mk(a.line, 'assistant', a.ts, [...(a.text ? [{ type: 'text' as const, text: a.text }] : []), ...a.calls], a.kinds && Object.keys(a.kinds).length ? { 'grok.tool_kinds': a.kinds } : undefined)
+    const m = mk(a.line, 'assistant', a.ts, [...(a.text ? [{ type: 'text' as const, text: a.text }] : []), ...a.calls], a.kinds && Object.keys(a.kinds).length ? { 'grok.tool_kinds': a.kinds } : undefined)
+    if (stop) {
+      m.stop_reason = stopReasonOf(stop)
+      m.native_stop_reason = stop
+    }
+    return m
   }
   for await (const { no, buf } of fileLines(path)) {
     if (buf.toString('latin1').trim() === '') continue
@@ -457,14 +463,8 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
     }
     if (su === 'user_message_chunk') {
       if (!user) {
-        const a = flushAgent()
-        if (a) {
-          if (stop) {
-            a.stop_reason = stopReasonOf(stop)
-            a.native_stop_reason = stop
-          }
-          yield a
-        }
+        const a = flushAgent(stop)
+        if (a) yield a
         stop = undefined
         user = { line: no, ts, blocks: [] }
       }
@@ -509,12 +509,6 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
   }
   const u = flushUser()
   if (u) yield u
-  const a = flushAgent()
-  if (a) {
-    if (stop) {
-      a.stop_reason = stopReasonOf(stop)
-      a.native_stop_reason = stop
-    }
-    yield a
-  }
+  const a = flushAgent(stop)
+  if (a) yield a
 }

@@ -3,7 +3,7 @@ import { projectSlug, stringHash } from '../../../lib/harness/claude-code/slug.j
 
 t.test('every non-alphanumeric UTF-16 unit becomes "-" (checked against Claude Code 2.1.332)', async (t) => {
   t.equal(projectSlug('/home/dev/demo-app'), '-home-dev-demo-app')
-  t.equal(projectSlug('/tmp/work/my.app_dir v2'), '-tmp-work-my-app-dir-v2')
+  t.equal(projectSlug('/tmp/wk/my.app_dir v2'), '-tmp-wk-my-app-dir-v2')
   // é is one unit, the emoji a surrogate pair: two dashes (seen on disk from the real client).
   t.equal(projectSlug('/tmp/slugt/café_😀x v2.0'), '-tmp-slugt-caf----x-v2-0')
   t.equal(projectSlug('C:\\Users\\x'), 'C--Users-x')
