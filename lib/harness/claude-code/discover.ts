@@ -3,6 +3,7 @@
  * `<root>/projects/`. Side folders (`<uuid>/subagents`, `<uuid>/tool-results`,
  * `memory/`) are not sessions and are never descended into.
  */
+import { headLines } from './file-lines.js'
 import { readdir, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
@@ -79,12 +80,38 @@ async function isDir(p: string): Promise<boolean> {
   }
 }
 
+const ENTRY_KEYS = ['uuid', 'parentUuid', 'sessionId', 'leafUuid']
+const CLAUDE_TYPES = new Set(['summary', 'custom-title', 'ai-title', 'file-history-snapshot', 'queue-operation', 'last-prompt', 'user', 'assistant', 'system', 'attachment'])
+
+/**
+ * A path is a Claude Code transcript when its first entry has Claude's
+ * envelope: other harnesses' `.jsonl` files (Codex rollouts, the ferry
+ * stream) must not be claimed here.
+ */
+async function looksLikeClaude(path: string): Promise<boolean> {
+  const lines = await headLines(path, 256 * 1024, 8)
+  if (lines.length === 0) return /^[0-9a-f-]{36}\.jsonl$/i.test(basename(path))
+  for (const l of lines) {
+    let o: unknown
+    try {
+      o = JSON.parse(l.toString('utf8'))
+    } catch {
+      continue
+    }
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) return false
+    const r = o as Record<string, unknown>
+    if ('payload' in r || 'kind' in r) return false
+    return ENTRY_KEYS.some((k) => k in r) || (typeof r.type === 'string' && CLAUDE_TYPES.has(r.type))
+  }
+  return false
+}
+
 /** A native id, a unique id prefix, or a path to the session file (or its side folder). */
 export async function resolveRef(ctx: StoreContext, root: string, ref: string): Promise<SessionInfo | null> {
   if (!ref || ref.includes('\0')) return null
   if (ref.includes('/') || ref.endsWith('.jsonl')) {
     const p = resolvePath(ref)
-    if (p.endsWith('.jsonl') && (await isFile(p))) return infoFor(ctx, p)
+    if (p.endsWith('.jsonl') && (await isFile(p))) return (await looksLikeClaude(p)) ? infoFor(ctx, p) : null
     if (await isDir(p)) {
       const f = `${p.replace(/\/+$/, '')}.jsonl`
       if (await isFile(f)) return infoFor(ctx, f)

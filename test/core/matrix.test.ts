@@ -1,0 +1,65 @@
+// Every sample session converted into every other writable harness, then
+// read back by ferry: the conversation must survive (user prompts, tool
+// calls each answered by a result, the final answer), whatever the pair.
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
+
+const HOME = join(FIXTURES, 'home')
+const TARGETS = ['claude-code', 'codex', 'grok', 'opencode'] as const
+
+type Rec = Record<string, any>
+
+function conversation(recs: Rec[]) {
+  const msgs = recs.filter((r) => r.kind === 'message' && !r.context && r.role !== 'system')
+  const text = (role: string) =>
+    msgs
+      .filter((m) => m.role === role)
+      .flatMap((m) => m.blocks.filter((b: Rec) => b.type === 'text').map((b: Rec) => b.text.replace(/^\[thinking\][\s\S]*$/, '').trim()))
+      .filter(Boolean)
+  const uses = msgs.flatMap((m) => m.blocks.filter((b: Rec) => b.type === 'tool_use'))
+  const results = msgs.flatMap((m) => m.blocks.filter((b: Rec) => b.type === 'tool_result'))
+  return { user: text('user'), assistant: text('assistant'), uses, results }
+}
+
+t.test('every sample session survives conversion into every other harness', async (t) => {
+  const ls = await ferry(['--home', HOME, 'ls', '--json'])
+  t.equal(ls.code, 0, ls.stderr)
+  const sessions = jsonl(ls.stdout)
+  t.same(new Set(sessions.map((s) => s.harness)), new Set(TARGETS), 'one sample per harness')
+  for (const s of sessions) {
+    const src = await ferry(['--home', HOME, 'cat', s.sid, '--no-native'])
+    t.equal(src.code, 0, src.stderr)
+    const before = conversation(jsonl(src.stdout))
+    t.ok(before.user.length > 0 && before.uses.length > 0, `${s.sid} has prompts and tool calls`)
+    for (const to of TARGETS) {
+      if (to === s.harness) continue
+      const out = tempDir(t)
+      const dest = to === 'opencode' ? join(out, 'session.json') : out
+      const w = await ferry(['--home', HOME, 'convert', s.sid, '--to', to, '--out', dest, '--json'])
+      t.equal(w.code, 0, `${s.sid} → ${to}: ${w.stderr}`)
+      const [written] = jsonl(w.stdout)
+      if (to === 'opencode') {
+        // The export document: every tool part holds its call and its result.
+        const doc = JSON.parse(readFileSync(written.path, 'utf8'))
+        const parts = doc.messages.flatMap((m: Rec) => m.parts)
+        const tools = parts.filter((p: Rec) => p.type === 'tool')
+        t.equal(tools.length, before.uses.length, `${s.sid} → opencode: one tool part per call`)
+        for (const p of tools) t.ok(['completed', 'error'].includes(p.state.status), `tool part ${p.callID} has its result`)
+        const texts = parts.filter((p: Rec) => p.type === 'text').map((p: Rec) => p.text)
+        for (const u of before.user) t.ok(texts.some((x: string) => x.includes(u.slice(0, 40))), `${s.sid} → opencode keeps the prompt`)
+        continue
+      }
+      const back = await ferry(['cat', written.path, '--no-native'])
+      t.equal(back.code, 0, `${s.sid} → ${to} read back: ${back.stderr}`)
+      const after = conversation(jsonl(back.stdout))
+      t.equal(after.uses.length, before.uses.length, `${s.sid} → ${to}: same number of tool calls`)
+      const ids = new Set(after.uses.map((u: Rec) => u.id))
+      t.same(after.results.map((r: Rec) => r.tool_use_id).sort(), [...ids].sort(), `${s.sid} → ${to}: every call answered, no orphan result`)
+      for (const u of before.user) t.ok(after.user.some((x: string) => x.includes(u.slice(0, 40))), `${s.sid} → ${to} keeps prompt "${u.slice(0, 30)}"`)
+      const last = before.assistant.at(-1)
+      if (last) t.ok(after.assistant.some((x: string) => x.includes(last.slice(0, 40))), `${s.sid} → ${to} keeps the final answer`)
+    }
+  }
+})
