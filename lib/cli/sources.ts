@@ -30,7 +30,10 @@ export function refsOf(argv: Args): string[] {
   return refs
 }
 
-export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptions): Promise<{ source: Readable; count: number }> {
+/** Read options, or a function giving them per source harness. */
+export type ReadOptsFor = ReadOptions | ((harness: string) => ReadOptions)
+
+export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number }> {
   let refs = refsOf(argv)
   const from = argv.from
   const resolved: ResolvedRef[] = []
@@ -53,6 +56,7 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
     }
     for (const ref of refs) resolved.push(await resolveRef(ctx, ref))
   }
-  const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, readOpts)))
+  const optsFor = typeof readOpts === 'function' ? readOpts : () => readOpts
+  const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, optsFor(r.harness.id))))
   return { source, count: resolved.length }
 }
