@@ -11,18 +11,16 @@ import { redact, type RedactFinding } from './redact.js'
 import { truncate } from './truncate.js'
 import { list } from './util.js'
 
+import type { CliFlag } from '../lib/harness/types.js'
+
 export { filter, type FilterOptions, type FilterCount } from './filter.js'
 export { truncate, type TruncateOptions } from './truncate.js'
 export { normalizeTools, type NormalizeToolsOptions } from './normalize-tools.js'
 export { redact, type RedactTransformOptions, type RedactFinding } from './redact.js'
 export { Redactor, redactText, type RedactOptions } from '../lib/redact/engine.js'
 
-export interface TransformOption {
-  name: string
-  type: 'string' | 'boolean' | 'number'
-  describe: string
-  default?: string | boolean | number
-}
+/** A transform's CLI option: the same shape as a harness flag. */
+export type TransformOption = CliFlag
 
 export interface TransformEntry {
   name: string

@@ -29,7 +29,8 @@ function quietEpipe(): void {
 export async function main(args: string[]): Promise<void> {
   quietEpipe()
   const transforms = await loadTransforms()
-  const rawArgs = joinTransformValues(args, transforms).map((a) => (a === '-' ? STDIN_SENTINEL : a))
+  const joined = joinTransformValues(args, transforms)
+  const rawArgs = joined.map((a) => (a === '-' ? STDIN_SENTINEL : a))
   let y: Argv = yargs(rawArgs)
     .scriptName('ferry')
     .usage('ferry <command> [options]\n\nMove coding-agent sessions between agents: read any harness into one record stream, transform it, write it as any other.')
@@ -42,9 +43,9 @@ export async function main(args: string[]): Promise<void> {
   y = storeOptions(y)
   y = y
     .command(ls as unknown as Parameters<Argv['command']>[0])
-    .command({ ...cat, handler: (argv: Record<string, unknown>) => cat.handler({ ...argv, rawArgs: args }) } as never)
+    .command({ ...cat, handler: (argv: Record<string, unknown>) => cat.handler({ ...argv, rawArgs: joined }) } as never)
     .command(write as unknown as Parameters<Argv['command']>[0])
-    .command({ ...convert, handler: (argv: Record<string, unknown>) => convert.handler({ ...argv, rawArgs: args }) } as never)
+    .command({ ...convert, handler: (argv: Record<string, unknown>) => convert.handler({ ...argv, rawArgs: joined }) } as never)
     .command(quickstart as unknown as Parameters<Argv['command']>[0])
   for (const t of transforms) y = y.command(filterCommand(t) as never)
   y = y

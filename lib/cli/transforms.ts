@@ -7,39 +7,40 @@
 import type { Transform } from 'node:stream'
 import yargs from 'yargs'
 import { UsageError } from '../errors.js'
-import type { CliFlag } from '../harness/types.js'
-import type { StoreContext } from '../context.js'
+import { registry, type TransformEntry } from '../../transforms/index.js'
 
-export interface TransformSpec {
-  name: string
-  describe: string
-  options: CliFlag[]
-  /** Builds the stream from parsed options (camelCase and dashed keys both present). */
-  create(argv: Record<string, unknown>, ctx?: StoreContext): Transform
-  /** Extra examples for the command's --help. */
-  examples?: Array<[string, string]>
-  /** Handles the whole command itself when it returns true (e.g. `redact --text`). */
-  command?(argv: Record<string, unknown>, ctx: StoreContext): Promise<boolean>
-}
+export type TransformSpec = TransformEntry
 
-let cache: TransformSpec[] | null = null
-
-/** The registry, loaded at run time so the CLI works while transforms are optional. */
 export async function loadTransforms(): Promise<TransformSpec[]> {
-  if (cache) return cache
-  try {
-    const mod = (await import(new URL('../../transforms/index.js', import.meta.url).href)) as { registry?: TransformSpec[] }
-    cache = mod.registry ?? []
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err
-    cache = []
-  }
-  return cache
+  return registry
 }
 
-/** Flag name on cat/convert for a transform. */
-export function flagName(spec: TransformSpec): string {
-  return spec.name
+/** Whether `word` (the next argument) is the option string of `spec`'s flag. */
+function isOptionString(spec: TransformSpec, word: string | undefined): word is string {
+  return word !== undefined && word.startsWith('--') && (word.includes(' ') || spec.options.some((o) => word === `--${o.name}` || word.startsWith(`--${o.name}=`)))
+}
+
+/**
+ * Rewrites every transform flag as `--name=OPTIONS`: `--truncate '--tool-output 4000'`
+ * and `--truncate --tool-output` become one word, and a bare `--redact` becomes
+ * `--redact=`, so yargs never takes a transform's options (or the next REF) for
+ * something else. After this, `transformUses` only has one form to read.
+ */
+export function joinTransformValues(rawArgs: string[], specs: TransformSpec[]): string[] {
+  const byName = new Map(specs.map((s) => [s.name, s]))
+  const out: string[] = []
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!
+    if (a === '--') {
+      out.push(...rawArgs.slice(i))
+      break
+    }
+    const spec = a.startsWith('--') && !a.includes('=') ? byName.get(a.slice(2)) : undefined
+    if (!spec) out.push(a)
+    else if (isOptionString(spec, rawArgs[i + 1])) out.push(`${a}=${rawArgs[++i]}`)
+    else out.push(`${a}=`)
+  }
+  return out
 }
 
 export interface TransformUse {
@@ -48,58 +49,17 @@ export interface TransformUse {
   args: string
 }
 
-/**
- * Finds transform flags in raw argv, in order. `--truncate '--tool-output 4000'`,
- * `--truncate=--tool-output=4000` and a bare `--redact` are all accepted.
- */
-export function transformUses(rawArgs: string[], specs: TransformSpec[]): TransformUse[] {
-  const byName = new Map(specs.map((s) => [flagName(s), s]))
+/** The transform flags of already-joined argv (see joinTransformValues), in order. */
+export function transformUses(joinedArgs: string[], specs: TransformSpec[]): TransformUse[] {
+  const byName = new Map(specs.map((s) => [s.name, s]))
   const uses: TransformUse[] = []
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!
+  for (const a of joinedArgs) {
     if (a === '--') break
-    if (!a.startsWith('--')) continue
     const eq = a.indexOf('=')
-    const name = a.slice(2, eq < 0 ? undefined : eq)
-    const spec = byName.get(name)
-    if (!spec) continue
-    if (eq >= 0) uses.push({ spec, args: a.slice(eq + 1) })
-    else {
-      const next = rawArgs[i + 1]
-      // The value is the next word when it starts with "--" and contains a space or is one of this transform's options.
-      if (next !== undefined && next.startsWith('--') && (next.includes(' ') || spec.options.some((o) => next === `--${o.name}` || next.startsWith(`--${o.name}=`)))) {
-        uses.push({ spec, args: next })
-        i++
-      } else uses.push({ spec, args: '' })
-    }
+    const spec = a.startsWith('--') && eq > 2 ? byName.get(a.slice(2, eq)) : undefined
+    if (spec) uses.push({ spec, args: a.slice(eq + 1) })
   }
   return uses
-}
-
-/**
- * Rewrites `--truncate '--tool-output 4000'` as `--truncate=--tool-output 4000`
- * so that yargs takes the quoted options as the flag's value instead of
- * parsing them as options of the command itself.
- */
-export function joinTransformValues(rawArgs: string[], specs: TransformSpec[]): string[] {
-  const out: string[] = []
-  const uses = new Set(specs.map(flagName))
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!
-    if (a === '--') {
-      out.push(...rawArgs.slice(i))
-      break
-    }
-    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : ''
-    const spec = uses.has(name) ? specs.find((s) => flagName(s) === name)! : undefined
-    const next = rawArgs[i + 1]
-    if (spec && next !== undefined && next.startsWith('--') && (next.includes(' ') || spec.options.some((o) => next === `--${o.name}` || next.startsWith(`--${o.name}=`)))) {
-      out.push(`${a}=${next}`)
-      i++
-    } else if (spec) out.push(`${a}=`) // a bare flag: never let yargs take the next word (a REF) as its value
-    else out.push(a)
-  }
-  return out
 }
 
 /** Parses a transform's own option string with its option table. */
@@ -121,9 +81,8 @@ export function splitWords(s: string): string[] {
   return out
 }
 
-export async function buildTransforms(rawArgs: string[], ctx: StoreContext): Promise<Transform[]> {
-  const specs = await loadTransforms()
+export async function buildTransforms(joinedArgs: string[]): Promise<Transform[]> {
   const out: Transform[] = []
-  for (const use of transformUses(rawArgs, specs)) out.push(use.spec.create(await parseTransformArgs(use.spec, use.args), ctx))
+  for (const use of transformUses(joinedArgs, registry)) out.push(use.spec.create(await parseTransformArgs(use.spec, use.args)))
   return out
 }

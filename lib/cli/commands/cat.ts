@@ -24,7 +24,7 @@ export async function builder(y: Argv): Promise<Argv> {
 export async function handler(argv: Args & { rawArgs: string[] }): Promise<void> {
   const ctx = contextFrom(argv)
   const { source } = await openSources(ctx, argv, { native: argv.native !== false, ...readOptsFrom(argv) })
-  const transforms = await buildTransforms(argv.rawArgs, ctx)
+  const transforms = await buildTransforms(argv.rawArgs)
   await pipeline(source, ...transforms, stringify(), process.stdout)
   finishDiagnostics(ctx.diagnostics)
 }

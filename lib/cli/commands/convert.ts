@@ -26,7 +26,7 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
   // Source text only helps a writer of the same format (byte-identical copies); elsewhere it is dead weight.
   const readOpts = readOptsFrom(argv)
   const { source } = await openSources(ctx, argv, (from) => ({ native: from === to || to === 'ferry', ...readOpts }))
-  const transforms = await buildTransforms(argv.rawArgs, ctx)
+  const transforms = await buildTransforms(argv.rawArgs)
   await runIntoSink(ctx, source, transforms, to, { ...(typeof argv.out === 'string' ? { out: argv.out } : {}), force: Boolean(argv.force), ...writeOptsFrom(argv) }, Boolean(argv.json))
   finishDiagnostics(ctx.diagnostics)
 }

@@ -24,7 +24,7 @@ export function filterCommand(spec: TransformSpec): CommandModule<object, Args> 
       const ctx = contextFrom(argv)
       if (spec.command && (await spec.command(argv, ctx))) return finishDiagnostics(ctx.diagnostics)
       const { source } = await openSources(ctx, argv, { native: true })
-      await pipeline(source, spec.create(argv, ctx), stringify(), process.stdout)
+      await pipeline(source, spec.create(argv), stringify(), process.stdout)
       finishDiagnostics(ctx.diagnostics)
     },
   }
