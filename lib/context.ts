@@ -8,13 +8,12 @@ import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { Diagnostics } from './diagnostics.js'
 import { DEFAULT_MAX_LINE_BYTES } from './io/lines.js'
-import type { HarnessId } from './model.js'
 
 export interface StoreContext {
   env: NodeJS.ProcessEnv
   home: string
   /** Explicit per-harness roots (from flags); win over env and home. */
-  roots: Partial<Record<HarnessId, string>>
+  roots: Record<string, string>
   diagnostics: Diagnostics
   /** Longest line a reader keeps; longer ones are reported and skipped. */
   maxLineBytes: number
@@ -25,7 +24,7 @@ const XDG_VARS = ['XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CAC
 
 export interface ContextOptions {
   home?: string
-  roots?: Partial<Record<HarnessId, string>>
+  roots?: Record<string, string | undefined>
   env?: NodeJS.ProcessEnv
   diagnostics?: Diagnostics
   maxLineBytes?: number
@@ -41,8 +40,8 @@ export function createContext(opts: ContextOptions = {}): StoreContext {
     for (const v of [...XDG_VARS, ...(opts.storeEnvVars ?? [])]) delete base[v]
     base.HOME = home
   }
-  const roots: Partial<Record<HarnessId, string>> = {}
-  for (const [k, v] of Object.entries(opts.roots ?? {})) if (v) roots[k as HarnessId] = resolve(v)
+  const roots: Record<string, string> = {}
+  for (const [k, v] of Object.entries(opts.roots ?? {})) if (v) roots[k] = resolve(v)
   return { env: base, home, roots, diagnostics: opts.diagnostics ?? new Diagnostics(), maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES }
 }
 

@@ -2,15 +2,19 @@
  * Located problems found while reading or writing: a bad line, an over-long
  * line, an orphan tool result. Nothing is dropped silently: every skipped
  * input unit is reported here, counted, and (for errors) turns the exit code
- * non-zero once the run has finished with everything else.
+ * non-zero once the run has finished with everything else. Codes come from
+ * the one list in lib/codes.ts and are printed as `<source>:<code>`.
  */
+import type { Code } from './codes.js'
 import { formatPosition, type Position } from './errors.js'
 
 export type Severity = 'error' | 'warning' | 'info'
 
 export interface Diagnostic {
   severity: Severity
-  code: string
+  code: Code
+  /** The harness or layer that found it (`codex`, `interchange`, `cli`). */
+  source?: string
   message: string
   position?: Position
 }
@@ -20,6 +24,8 @@ export interface DiagnosticsOptions {
   stream?: NodeJS.WritableStream | null
   /** Stop printing after this many of one code (they are still counted). */
   maxPerCode?: number
+  /** Print each report as a JSON object (`--json`) instead of a text line. */
+  json?: boolean
 }
 
 export class Diagnostics {
@@ -29,30 +35,33 @@ export class Diagnostics {
   warnings = 0
   private readonly stream: NodeJS.WritableStream | null
   private readonly maxPerCode: number
+  private readonly json: boolean
 
   constructor(opts: DiagnosticsOptions = {}) {
     this.stream = opts.stream === undefined ? process.stderr : opts.stream
     this.maxPerCode = opts.maxPerCode ?? 20
+    this.json = opts.json ?? false
   }
 
   report(d: Diagnostic): void {
-    const n = (this.counts.get(d.code) ?? 0) + 1
-    this.counts.set(d.code, n)
+    const key = label(d)
+    const n = (this.counts.get(key) ?? 0) + 1
+    this.counts.set(key, n)
     if (d.severity === 'error') this.errors++
     else if (d.severity === 'warning') this.warnings++
     // Keep a bounded sample: a store with millions of bad lines must not grow memory.
     if (this.items.length < 1000) this.items.push(d)
     if (!this.stream) return
-    if (n <= this.maxPerCode) this.stream.write(`ferry: ${d.severity}: ${formatLine(d)}\n`)
-    else if (n === this.maxPerCode + 1) this.stream.write(`ferry: ${d.severity}: further ${d.code} reports suppressed (counted)\n`)
+    if (n <= this.maxPerCode) this.stream.write(this.json ? JSON.stringify({ [d.severity]: { code: d.code, ...(d.source ? { source: d.source } : {}), message: d.message, ...(d.position ?? {}) } }) + '\n' : `ferry: ${d.severity}: ${formatLine(d)}\n`)
+    else if (n === this.maxPerCode + 1 && !this.json) this.stream.write(`ferry: ${d.severity}: further ${key} reports suppressed (counted)\n`)
   }
 
-  error(code: string, message: string, position?: Position): void {
-    this.report({ severity: 'error', code, message, ...(position ? { position } : {}) })
+  error(code: Code, message: string, position?: Position, source?: string): void {
+    this.report({ severity: 'error', code, message, ...(position ? { position } : {}), ...(source ? { source } : {}) })
   }
 
-  warn(code: string, message: string, position?: Position): void {
-    this.report({ severity: 'warning', code, message, ...(position ? { position } : {}) })
+  warn(code: Code, message: string, position?: Position, source?: string): void {
+    this.report({ severity: 'warning', code, message, ...(position ? { position } : {}), ...(source ? { source } : {}) })
   }
 
   /** One summary line for stderr, or '' when nothing happened. */
@@ -63,6 +72,12 @@ export class Diagnostics {
   }
 }
 
+/** `codex:line-too-long` (or just the code when no source is known). */
+export function label(d: Pick<Diagnostic, 'code' | 'source'>): string {
+  return d.source ? `${d.source}:${d.code}` : d.code
+}
+
+/** `<source>:<code>: <file>:<line>: <message>` */
 export function formatLine(d: Diagnostic): string {
-  return d.position ? `${formatPosition(d.position)}: ${d.message}` : d.message
+  return `${label(d)}: ${d.position ? `${formatPosition(d.position)}: ` : ''}${d.message}`
 }

@@ -1,8 +1,9 @@
 /**
- * Error types. A FerryError carries where it came from (file and position)
- * so the CLI can print one line naming them; a UsageError means the command
- * line itself was wrong (exit 2).
+ * Error types. A FerryError carries a code from the one list (lib/codes.ts)
+ * and where it came from (file and position), so the CLI can print one line
+ * naming them; a UsageError means the command line itself was wrong (exit 2).
  */
+import type { Code } from './codes.js'
 
 export interface Position {
   /** File, directory or database the problem is in. */
@@ -23,25 +24,39 @@ export function formatPosition(pos: Position): string {
   return at
 }
 
+export interface FerryErrorOptions {
+  code?: Code
+  position?: Position
+  /** The harness or layer that found it (`codex`, `interchange`, `cli`). */
+  source?: string
+  cause?: unknown
+}
+
 export class FerryError extends Error {
-  readonly code: string
+  readonly code: Code
   readonly position?: Position
-  constructor(message: string, opts: { code?: string; position?: Position; cause?: unknown } = {}) {
+  readonly source?: string
+  constructor(message: string, opts: FerryErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause })
     this.name = 'FerryError'
-    this.code = opts.code ?? 'EFERRY'
+    this.code = opts.code ?? 'internal'
     if (opts.position) this.position = opts.position
+    if (opts.source) this.source = opts.source
   }
-  /** One line: `<file>:<line>: <message>`. */
+  /** One line: `<file>:<line>: <message>` (the message never repeats the path). */
   override toString(): string {
     return this.position ? `${formatPosition(this.position)}: ${this.message}` : this.message
+  }
+  /** The shape of `--json` errors: `{"error": {code, message, file, line, …}}`. */
+  toJSON(): { error: Record<string, unknown> } {
+    return { error: { code: this.code, message: this.message, ...(this.source ? { source: this.source } : {}), ...(this.position ?? {}) } }
   }
 }
 
 /** The command line is wrong: exit 2 with a one-line message. */
 export class UsageError extends FerryError {
   constructor(message: string) {
-    super(message, { code: 'EUSAGE' })
+    super(message, { code: 'usage' })
     this.name = 'UsageError'
   }
 }
@@ -49,9 +64,49 @@ export class UsageError extends FerryError {
 /** The target already holds this session and --force was not given. */
 export class ExistsError extends FerryError {
   constructor(path: string) {
-    super(`already exists (use --force to overwrite): ${path}`, { code: 'EEXIST', position: { file: path } })
+    super('already exists (pass force to replace it)', { code: 'exists', position: { file: path } })
     this.name = 'ExistsError'
   }
+}
+
+/** An id or path from the input would make a write leave the store root. */
+export class UnsafePathError extends FerryError {
+  constructor(message: string, path?: string) {
+    super(message, { code: 'unsafe-path', ...(path ? { position: { file: path } } : {}) })
+    this.name = 'UnsafePathError'
+  }
+}
+
+/** One session of a stream that a sink could not write, and why. */
+export interface SessionFailure {
+  sid: string
+  error: FerryError
+}
+
+/**
+ * The sink policy's one outcome: every other session was written, these were
+ * not. The CLI prints one line per failure and exits 1; the library rejects
+ * with this error (after the others were committed).
+ */
+export class NotWrittenError extends FerryError {
+  readonly failures: SessionFailure[]
+  constructor(failures: SessionFailure[]) {
+    const first = failures[0]!
+    super(failures.length === 1 ? `${first.sid}: ${first.error.toString()}` : `${failures.length} sessions not written (first: ${first.sid}: ${first.error.toString()})`, {
+      code: 'not-written',
+    })
+    this.name = 'NotWrittenError'
+    this.failures = failures
+  }
+}
+
+/** Any thrown value as a FerryError (unknown errors become `internal` or `write-failed`). */
+export function asFerryError(err: unknown, fallback: Code = 'internal'): FerryError {
+  if (err instanceof FerryError) return err
+  const e = err as NodeJS.ErrnoException | undefined
+  const message = e instanceof Error ? e.message : String(err)
+  const code: Code = e?.code === 'EEXIST' ? 'exists' : e?.code && /^E[A-Z]+$/.test(e.code) && fallback === 'internal' ? 'write-failed' : fallback
+  return new FerryError(message, { code, ...(e?.path ? { position: { file: e.path } } : {}), cause: err })
 }
 
 export function errorMessage(err: unknown): string {

@@ -17,9 +17,12 @@
 /** Major.minor of the interchange format. Minor versions only add. */
 export const FERRY_FORMAT = '1.0'
 
-/** Harness ids, as used on the CLI (`--to codex`) and in session keys. */
-export type HarnessId = 'claude-code' | 'codex' | 'opencode' | 'grok' | 'cursor' | 'zcode' | 'ferry'
-export const HARNESS_IDS: readonly HarnessId[] = ['claude-code', 'codex', 'opencode', 'grok', 'cursor', 'zcode', 'ferry']
+/**
+ * A harness id, as used on the CLI (`--to codex`) and in session keys. The
+ * model names no harness: the ids are the registry's (`HarnessId` in
+ * lib/harness/registry.ts is the union of the registered ones).
+ */
+export type HarnessName = string
 
 export type FerryRecord = StreamRec | SessionRec | MessageRec | BoundaryRec | NativeRec | EndRec
 
@@ -74,7 +77,7 @@ export interface SessionLink {
 export interface SessionRec extends Base {
   kind: 'session'
   ferry: string
-  source: { harness: HarnessId | string; agent_version?: string; locator: Locator }
+  source: { harness: HarnessName; agent_version?: string; locator: Locator }
   /** The harness's own session id (file stem, thread UUID, `ses_…`). */
   native_id: string
   cwd?: string
@@ -299,6 +302,16 @@ export function recordId(sid: string, locator: string): string {
 export function parseSessionKey(sid: string): { harness: string; nativeId: string } {
   const i = sid.indexOf(':')
   return i < 0 ? { harness: '', nativeId: sid } : { harness: sid.slice(0, i), nativeId: sid.slice(i + 1) }
+}
+
+/**
+ * The harness a session's records came from: the header's `source.harness`,
+ * else the session key's prefix. The one rule every sink and transform uses.
+ */
+export function sourceHarness(rec: { sid?: unknown; source?: { harness?: unknown } }): string {
+  const h = rec.source?.harness
+  if (typeof h === 'string' && h !== '') return h
+  return typeof rec.sid === 'string' ? parseSessionKey(rec.sid).harness : ''
 }
 
 export function isRecord(value: unknown): value is FerryRecord {

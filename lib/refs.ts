@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { FerryError, UsageError } from './errors.js'
 import type { StoreContext } from './context.js'
-import { getHarness, harnesses, isHarnessId } from './harness/registry.js'
+import { getHarness, harnesses, isHarnessId, storeHarnesses, streamHarness } from './harness/registry.js'
 import type { Harness, SessionInfo } from './harness/types.js'
 
 export interface ResolvedRef {
@@ -13,15 +13,14 @@ export interface ResolvedRef {
   session: SessionInfo
 }
 
-/** Path claims are tried in this order: the interchange first (cheap, specific). */
+/** Path claims are tried in this order: the interchange stream first (cheap, specific). */
 function claimOrder(): Harness[] {
-  const f = harnesses.find((h) => h.id === 'ferry')
-  return [...(f ? [f] : []), ...harnesses.filter((h) => h.id !== 'ferry')]
+  return [streamHarness(), ...storeHarnesses()]
 }
 
 export async function resolveRef(ctx: StoreContext, ref: string): Promise<ResolvedRef> {
   if (ref === '-') {
-    const h = getHarness('ferry')
+    const h = streamHarness()
     return { harness: h, session: (await h.resolve!(ctx, '-'))! }
   }
   const colon = ref.indexOf(':')
@@ -30,7 +29,7 @@ export async function resolveRef(ctx: StoreContext, ref: string): Promise<Resolv
     const id = ref.slice(colon + 1)
     if (!h.resolve || !h.read) throw new UsageError(`${h.name} (${h.id}) cannot be read yet`)
     const s = await h.resolve(ctx, id)
-    if (!s) throw new FerryError(`no ${h.id} session "${id}" under ${h.root(ctx)}`, { code: 'ENOSESSION' })
+    if (!s) throw new FerryError(`no ${h.id} session "${id}" under ${h.root(ctx)}`, { code: 'no-session' })
     return { harness: h, session: s }
   }
   if (existsSync(ref)) {
@@ -39,16 +38,16 @@ export async function resolveRef(ctx: StoreContext, ref: string): Promise<Resolv
       const s = await h.resolve(ctx, ref)
       if (s) return { harness: h, session: s }
     }
-    throw new FerryError(`no harness recognises this as a session: ${ref}`, { code: 'ENOSESSION', position: { file: ref } })
+    throw new FerryError('no harness recognises this as a session', { code: 'no-session', position: { file: ref } })
   }
   // A bare id: look in every store; it must match exactly one session.
   const found: ResolvedRef[] = []
   for (const h of harnesses) {
-    if (!h.resolve || !h.read || h.id === 'ferry') continue
+    if (!h.resolve || !h.read || h.kind === 'stream') continue
     const s = await h.resolve(ctx, ref)
     if (s) found.push({ harness: h, session: s })
   }
   if (found.length === 1) return found[0]!
   if (found.length > 1) throw new UsageError(`"${ref}" is ambiguous: ${found.map((f) => f.session.sid).join(', ')}`)
-  throw new FerryError(`no session "${ref}" (give harness:id, a path, or - for stdin)`, { code: 'ENOSESSION' })
+  throw new FerryError(`no session "${ref}" (give harness:id, a path, or - for stdin)`, { code: 'no-session' })
 }

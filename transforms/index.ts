@@ -11,7 +11,8 @@ import { redact, type RedactFinding } from './redact.js'
 import { truncate } from './truncate.js'
 import { list } from './util.js'
 
-import type { CliFlag } from '../lib/harness/types.js'
+import type { Flag } from '../lib/harness/types.js'
+type CliFlag = Flag & { name: string }
 
 export { filter, type FilterOptions, type FilterCount } from './filter.js'
 export { truncate, type TruncateOptions } from './truncate.js'

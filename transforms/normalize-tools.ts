@@ -13,7 +13,8 @@
  * tool names. Messages with a changed call lose `native`.
  */
 import type { Transform } from 'node:stream'
-import type { Block, HarnessId, MessageRec, ToolUseBlock } from '../lib/model.js'
+import type { Block, MessageRec, ToolUseBlock } from '../lib/model.js'
+type HarnessId = string
 import { toCanonical, toNative } from '../lib/tools/table.js'
 import { harnessOf, recordTransform, withBlocks } from './util.js'
 

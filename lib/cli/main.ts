@@ -7,6 +7,7 @@
 import yargs, { type Argv } from 'yargs'
 import { errorMessage, FerryError, UsageError } from '../errors.js'
 import { isEpipe } from '../pipeline.js'
+import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
 import { storeOptions } from './options.js'
 import { STDIN_SENTINEL } from './sources.js'
@@ -49,7 +50,7 @@ export async function main(args: string[]): Promise<void> {
     .command(quickstart as unknown as Parameters<Argv['command']>[0])
   for (const t of transforms) y = y.command(filterCommand(t) as never)
   y = y
-    .epilog('Harnesses: claude-code, codex, opencode, grok (cursor and zcode: not yet), ferry (the interchange stream).\nDocs: README.md, docs/stream-format.md')
+    .epilog(`${harnessSummary()}\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
     .fail((msg, err) => {
       throw err ?? new UsageError(msg)
     })

@@ -1,14 +1,16 @@
 /**
  * Options shared by several commands: where the stores are (`--home`, the
  * per-harness root flags), harness-specific read/write flags, and turning
- * parsed argv into a StoreContext.
+ * parsed argv into a StoreContext. Harness flags follow one naming rule,
+ * `--<harness id>-<option>` (`--codex-provider`), with the harness's older
+ * names kept as aliases (`--provider`).
  */
 import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../context.js'
 import { Diagnostics } from '../diagnostics.js'
+import { UsageError } from '../errors.js'
 import { harnesses, storeEnvVars } from '../harness/registry.js'
-import type { CliFlag } from '../harness/types.js'
-import type { HarnessId } from '../model.js'
+import { flagName, type Flag, type Harness } from '../harness/types.js'
 
 export type Args = Record<string, unknown>
 
@@ -17,9 +19,10 @@ export function camel(name: string): string {
 }
 
 export function storeOptions<T>(y: Argv<T>): Argv<T> {
+  const envs = storeEnvVars()
   let out = y.option('home', {
     type: 'string',
-    describe: 'Act as if HOME were DIR for every harness (ignores CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_*, …)',
+    describe: `Act as if HOME were DIR for every harness (ignores ${[...envs, 'XDG_*'].join(', ')})`,
     global: true,
   }) as Argv<T>
   out = out.option('max-line-bytes', {
@@ -28,58 +31,79 @@ export function storeOptions<T>(y: Argv<T>): Argv<T> {
     global: true,
   }) as Argv<T>
   for (const h of harnesses) {
-    if (h.rootFlag) out = out.option(h.rootFlag.name, { type: 'string', describe: h.rootFlag.describe, global: true }) as Argv<T>
+    const f = h.store.flag
+    if (f) out = out.option(f.name, { type: 'string', describe: f.describe, global: true }) as Argv<T>
   }
   return out
 }
 
-function addFlags<T>(y: Argv<T>, flags: CliFlag[], group: string): Argv<T> {
-  const seen = new Set<string>()
+interface NamedFlag {
+  harness: Harness
+  key: string
+  name: string
+  flag: Flag
+}
+
+function named(kind: 'readFlags' | 'writeFlags'): NamedFlag[] {
+  return harnesses.flatMap((h) => Object.entries(h[kind]).map(([key, flag]) => ({ harness: h, key, name: flagName(h.id, key), flag })))
+}
+
+function addFlags<T>(y: Argv<T>, flags: NamedFlag[], group: string): Argv<T> {
   let out = y
   for (const f of flags) {
-    if (seen.has(f.name)) continue
-    seen.add(f.name)
-    out = out.option(f.name, { type: f.type, describe: f.describe, group, ...(f.default === undefined ? {} : { default: f.default }) }) as Argv<T>
+    const aliases = (f.flag.aliases ?? []).filter((a) => a !== f.name)
+    out = out.option(f.name, {
+      type: f.flag.type,
+      describe: `${f.harness.name}: ${f.flag.describe}`,
+      group,
+      ...(aliases.length ? { alias: aliases } : {}),
+      ...(f.flag.choices ? { choices: [...f.flag.choices] } : {}),
+      ...(f.flag.default === undefined ? {} : { default: f.flag.default }),
+    }) as Argv<T>
   }
   return out
 }
 
 export function readFlagOptions<T>(y: Argv<T>): Argv<T> {
-  return addFlags(y, harnesses.flatMap((h) => h.readFlags ?? []), 'Reading:')
+  return addFlags(y, named('readFlags'), 'Reading:')
 }
 
 export function writeFlagOptions<T>(y: Argv<T>): Argv<T> {
-  return addFlags(y, harnesses.flatMap((h) => h.writeFlags ?? []), 'Writing:')
+  return addFlags(y, named('writeFlags'), 'Writing:')
 }
 
-function pick(argv: Args, flags: CliFlag[]): Record<string, unknown> {
+/** The options of one harness from argv, under the keys its flags declare. */
+function pick(argv: Args, flags: NamedFlag[], harnessId: string): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const f of flags) {
+    if (f.harness.id !== harnessId) continue
     const v = argv[f.name]
-    if (v !== undefined) out[camel(f.name)] = v
+    if (v !== undefined) out[f.key] = v
   }
   return out
 }
 
-export function readOptsFrom(argv: Args): Record<string, unknown> {
-  return pick(argv, harnesses.flatMap((h) => h.readFlags ?? []))
+export function readOptsFor(argv: Args, harnessId: string): Record<string, unknown> {
+  return pick(argv, named('readFlags'), harnessId)
 }
 
-export function writeOptsFrom(argv: Args): Record<string, unknown> {
-  return pick(argv, harnesses.flatMap((h) => h.writeFlags ?? []))
+export function writeOptsFor(argv: Args, harnessId: string): Record<string, unknown> {
+  return pick(argv, named('writeFlags'), harnessId)
 }
 
 export function contextFrom(argv: Args, diagnostics?: Diagnostics): StoreContext {
-  const roots: Partial<Record<HarnessId, string>> = {}
+  const roots: Record<string, string> = {}
   for (const h of harnesses) {
-    const v = h.rootFlag ? argv[h.rootFlag.name] : undefined
+    const v = h.store.flag ? argv[h.store.flag.name] : undefined
     if (typeof v === 'string' && v) roots[h.id] = v
   }
+  const mlb = argv['max-line-bytes']
+  if (mlb !== undefined && (typeof mlb !== 'number' || !Number.isInteger(mlb) || mlb <= 0)) throw new UsageError(`--max-line-bytes: not a positive whole number of bytes: ${String(mlb)}`)
   return createContext({
     ...(typeof argv.home === 'string' && argv.home ? { home: argv.home } : {}),
     roots,
     storeEnvVars: storeEnvVars(),
     diagnostics: diagnostics ?? new Diagnostics(),
-    ...(typeof argv['max-line-bytes'] === 'number' && argv['max-line-bytes'] > 0 ? { maxLineBytes: argv['max-line-bytes'] } : {}),
+    ...(typeof mlb === 'number' ? { maxLineBytes: mlb } : {}),
   })
 }

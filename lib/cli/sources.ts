@@ -31,7 +31,7 @@ export function refsOf(argv: Args): string[] {
 }
 
 /** Read options, or a function giving them per source harness. */
-export type ReadOptsFor = ReadOptions | ((harness: string) => ReadOptions)
+export type ReadOptsFor = (ReadOptions & Record<string, unknown>) | ((harness: string) => ReadOptions & Record<string, unknown>)
 
 export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number }> {
   let refs = refsOf(argv)

@@ -1,49 +1,84 @@
 /**
- * Every harness ferry knows, by id. Adding a harness: a folder under
- * lib/harness/<id>/ whose index.ts exports a `Harness`, and one line here.
+ * Every harness ferry knows. Adding a harness: a folder lib/harness/<id>/
+ * whose index.ts is one `defineHarness({...})` call, and one line in the
+ * list below. Everything that names harnesses (ids, `--to` choices, help,
+ * the `--home` variable list, the test matrix) is derived from this list.
  */
 import { UsageError } from '../errors.js'
-import type { HarnessId } from '../model.js'
+import { registerVocabularies } from '../vocabulary/registry.js'
 import type { Harness } from './types.js'
-import type { CliFlag } from './types.js'
-import * as claudeCodeMod from './claude-code/index.js'
-import * as codexMod from './codex/index.js'
-import * as opencodeMod from './opencode/index.js'
-import * as grokMod from './grok/index.js'
-import * as cursorMod from './cursor/index.js'
-import * as zcodeMod from './zcode/index.js'
-import * as ferryMod from './ferry/index.js'
+import { claudeCode } from './claude-code/index.js'
+import { codex } from './codex/index.js'
+import { opencode } from './opencode/index.js'
+import { grok } from './grok/index.js'
+import { cursor } from './cursor/index.js'
+import { zcode } from './zcode/index.js'
+import { ferry } from './ferry/index.js'
 
-type HarnessModule = { readFlags?: CliFlag[]; writeFlags?: CliFlag[] } & Record<string, unknown>
+const list = [claudeCode, codex, opencode, grok, cursor, zcode, ferry] as const
 
-/** A harness module exports its Harness object, and may export readFlags / writeFlags beside it. */
-function load(mod: HarnessModule, h: Harness): Harness {
-  return { ...h, readFlags: h.readFlags ?? mod.readFlags ?? [], writeFlags: h.writeFlags ?? mod.writeFlags ?? [] }
-}
+/** A registered harness id. */
+export type HarnessId = (typeof list)[number]['id']
 
-export const harnesses: readonly Harness[] = [
-  load(claudeCodeMod, claudeCodeMod.claudeCode),
-  load(codexMod, codexMod.codex),
-  load(opencodeMod, opencodeMod.opencode),
-  load(grokMod, grokMod.grok),
-  load(cursorMod, cursorMod.cursor),
-  load(zcodeMod, zcodeMod.zcode),
-  load(ferryMod, ferryMod.ferry),
-]
+export const harnesses: readonly Harness[] = list as unknown as readonly Harness[]
 
 const byId = new Map<string, Harness>(harnesses.map((h) => [h.id, h]))
 
-export function getHarness(id: string): Harness {
-  const h = byId.get(id)
-  if (!h) throw new UsageError(`unknown harness "${id}" (known: ${harnesses.map((x) => x.id).join(', ')})`)
-  return h
-}
+registerVocabularies(harnesses.map((h) => [h.id, h.tools]))
 
 export function isHarnessId(id: string): id is HarnessId {
   return byId.has(id)
 }
 
+export function getHarness(id: string): Harness {
+  const h = byId.get(id)
+  if (!h) throw new UsageError(`unknown harness "${id}"${suggest(id)} (known: ${harnesses.map((x) => x.id).join(', ')})`)
+  return h
+}
+
+/** ` (did you mean claude-code?)` for a near miss, else ''. */
+function suggest(id: string): string {
+  const near = harnesses.map((h) => h.id).find((h) => h.startsWith(id) || id.startsWith(h) || distance(h, id) <= 2)
+  return near ? ` (did you mean ${near}?)` : ''
+}
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0]!
+    d[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const t = d[j]!
+      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
+      prev = t
+    }
+  }
+  return d[b.length]!
+}
+
+/** The interchange stream harness (kind `stream`). */
+export function streamHarness(): Harness {
+  return harnesses.find((h) => h.kind === 'stream')!
+}
+
+/** Harnesses that keep sessions in a store (every kind but the stream). */
+export function storeHarnesses(): Harness[] {
+  return harnesses.filter((h) => h.kind === 'store')
+}
+
+/** Harnesses that can be read, written, listed. */
+export const readable = (): Harness[] => harnesses.filter((h) => h.read)
+export const writable = (): Harness[] => harnesses.filter((h) => h.sink)
+export const listable = (): Harness[] => harnesses.filter((h) => h.discover)
+
 /** Every variable that moves some store; `--home` clears them all. */
 export function storeEnvVars(): string[] {
-  return harnesses.flatMap((h) => h.envVars)
+  return harnesses.flatMap((h) => h.store.envVars)
+}
+
+/** One line for help texts: which harnesses read and write, which are not implemented yet. */
+export function harnessSummary(): string {
+  const ready = harnesses.filter((h) => h.read || h.sink).map((h) => (h.kind === 'stream' ? `${h.id} (the interchange stream)` : h.id))
+  const notYet = harnesses.filter((h) => !h.read && !h.sink).map((h) => h.id)
+  return `Harnesses: ${ready.join(', ')}${notYet.length ? `; known, not implemented yet: ${notYet.join(', ')}` : ''}.`
 }

@@ -4,12 +4,21 @@
  * harness provides. It handles the stream rules once (preamble records,
  * header-less sessions, `end` records, errors) so harness sinks only know
  * their own format.
+ *
+ * Sink policy (the same for every harness, through the CLI and the library):
+ * a session that cannot be written (it exists and `force` is off, its id or
+ * path is unsafe, an I/O error) is aborted, so nothing of it is left under a
+ * final name; it is reported once as a diagnostic with its code, the rest of
+ * its records are skipped, and the sink goes on with the next session. When
+ * the stream has ended and any session failed, the sink fails with a
+ * NotWrittenError listing them: the library's pipeline() rejects with it, the
+ * CLI exits 1. Sessions written before and after a failed one stay written.
  */
 import { Writable } from 'node:stream'
+import type { StoreContext } from '../context.js'
+import { asFerryError, NotWrittenError, type SessionFailure } from '../errors.js'
 import { FERRY_FORMAT, parseSessionKey, type EndRec, type FerryRecord, type SessionRec } from '../model.js'
 import type { WrittenSession } from './types.js'
-
-export const REDACTED_SUFFIX = ' [redacted]'
 
 export interface SessionWriter {
   /** One record of the open session (never `session`, `end` or `stream`). */
@@ -27,46 +36,46 @@ export interface SessionSinkOptions {
   close?: () => Promise<WrittenSession[] | void>
   /** Called when the sink is destroyed with an error. */
   destroy?: (err: unknown) => Promise<void>
-  /**
-   * One session failed (exists already, invalid): return true to skip it and
-   * go on with the next session; otherwise the whole sink fails.
-   */
-  onSessionError?: (err: unknown, sid: string) => boolean
 }
 
 /**
  * A Writable that emits 'written' (WrittenSession) for each committed session,
- * and 'session-error' (err, sid) for a session it skipped, when anyone listens.
+ * and 'session-error' (FerryError, sid) for each session it could not write.
  */
 export class SessionSink extends Writable {
   private current: SessionWriter | null = null
   private currentSid: string | null = null
-  private readonly openSession: OpenSession
-  private readonly opts: SessionSinkOptions
-
-  constructor(open: OpenSession, opts: SessionSinkOptions = {}) {
-    super({ objectMode: true, highWaterMark: 64 })
-    this.openSession = open
-    this.opts = opts
-  }
-
   private skipSid: string | null = null
-  private redacted = false
+  readonly failures: SessionFailure[] = []
+
+  constructor(
+    private readonly ctx: StoreContext,
+    /** The harness this sink writes, named in reports. */
+    readonly harness: string,
+    private readonly openSession: OpenSession,
+    private readonly opts: SessionSinkOptions = {},
+  ) {
+    super({ objectMode: true, highWaterMark: 64 })
+  }
 
   override _write(rec: FerryRecord, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    if (this.skipSid !== null && 'sid' in rec && rec.sid === this.skipSid && rec.kind !== 'session') return cb()
-    const sid = this.currentSid ?? ('sid' in rec ? rec.sid : '')
-    this.handle(rec).then(() => cb(), (err: Error) => this.sessionFailed(err, 'sid' in rec && rec.kind === 'session' ? rec.sid : sid).then(() => cb(), (e: Error) => cb(e)))
+    if (this.skipSid !== null && rec.kind !== 'session' && rec.kind !== 'stream' && (rec as { sid?: unknown }).sid === this.skipSid) return cb()
+    const sid = rec.kind === 'session' ? rec.sid : (this.currentSid ?? String((rec as { sid?: unknown }).sid ?? ''))
+    this.handle(rec).then(
+      () => cb(),
+      (err: unknown) => this.sessionFailed(err, sid).then(() => cb(), (e: Error) => cb(e)),
+    )
   }
 
-  private async sessionFailed(err: Error, sid: string): Promise<void> {
+  private async sessionFailed(err: unknown, sid: string): Promise<void> {
     const w = this.current
     this.current = null
     this.currentSid = null
     await w?.abort(err)
-    // A listener on 'session-error' (the CLI has one) turns one bad session into a report, not a failed run.
-    const handled = this.opts.onSessionError?.(err, sid) ?? (this.listenerCount('session-error') > 0 && this.emit('session-error', err, sid))
-    if (!handled) throw err
+    const e = asFerryError(err, 'write-failed')
+    this.failures.push({ sid, error: e })
+    this.ctx.diagnostics.error(e.code, `${sid}: not written: ${e.message}`, e.position, this.harness)
+    this.emit('session-error', e, sid)
     this.skipSid = sid
   }
 
@@ -76,58 +85,53 @@ export class SessionSink extends Writable {
         return
       case 'session':
         this.skipSid = null
-        this.redacted = rec.redacted === true
         await this.finishCurrent()
-        this.current = await this.openSession(this.redacted ? { ...rec, title: this.redactedTitle(rec.title) ?? '[redacted]' } : rec)
         this.currentSid = rec.sid
+        this.current = await this.openSession(rec)
         return
       case 'end':
-        if (this.current && rec.sid === this.currentSid) await this.finishCurrent(rec.title === undefined ? rec : { ...rec, title: this.redactedTitle(rec.title)! })
+        if (this.current && rec.sid === this.currentSid) await this.finishCurrent(rec)
         return
-      default:
-        if (!this.current || rec.sid !== this.currentSid) {
+      default: {
+        const sid = (rec as { sid?: unknown }).sid
+        if (typeof sid !== 'string' || sid === '') return
+        if (!this.current || sid !== this.currentSid) {
           // Header-less session (lenient mode): open one with what the record tells us.
           await this.finishCurrent()
-          const { harness, nativeId } = parseSessionKey(rec.sid)
+          const { harness, nativeId } = parseSessionKey(sid)
           const header: SessionRec = {
             kind: 'session',
             ferry: FERRY_FORMAT,
-            sid: rec.sid,
-            id: `${rec.sid}:session`,
+            sid,
+            id: `${sid}:session`,
             source: { harness: harness || 'ferry', locator: {} },
             native_id: nativeId,
           }
+          this.currentSid = sid
           this.current = await this.openSession(header)
-          this.currentSid = rec.sid
         }
         await this.current.write(rec)
+      }
     }
-  }
-
-  /**
-   * A redacted session is marked in the title every agent shows, because its
-   * tool inputs are not what really ran.
-   */
-  private redactedTitle(title: string | undefined): string | undefined {
-    if (!this.redacted || title === undefined || title.endsWith(REDACTED_SUFFIX)) return title
-    return title + REDACTED_SUFFIX
   }
 
   private async finishCurrent(end?: EndRec): Promise<void> {
     const w = this.current
     if (!w) return
+    const written = await w.finish(end)
     this.current = null
     this.currentSid = null
-    const written = await w.finish(end)
     for (const ws of Array.isArray(written) ? written : written ? [written] : []) this.emit('written', ws)
   }
 
   override _final(cb: (err?: Error | null) => void): void {
+    const sid = this.currentSid ?? ''
     this.finishCurrent()
+      .catch((err: unknown) => this.sessionFailed(err, sid))
       .then(() => this.opts.close?.())
       .then((more) => {
         for (const ws of more ?? []) this.emit('written', ws)
-        cb()
+        cb(this.failures.length ? new NotWrittenError(this.failures) : null)
       }, (err: Error) => cb(err))
   }
 

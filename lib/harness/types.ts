@@ -1,14 +1,20 @@
 /**
  * The harness contract: what every agent format implements so the CLI and
- * the library can discover, read and write its sessions the same way.
+ * the library can discover, read and write its sessions the same way. A
+ * harness folder's index.ts is one `defineHarness({...})` call; the
+ * registry lists them, and everything that names harnesses (ids, `--to`
+ * choices, help, the `--home` variable list, the test matrix) is derived
+ * from that list.
  */
 import type { Readable, Writable } from 'node:stream'
-import type { HarnessId, Locator } from '../model.js'
+import type { Locator, NativePass } from '../model.js'
 import type { StoreContext } from '../context.js'
+import type { ToolVocabulary } from '../vocabulary/types.js'
 
 /** What discovery knows about a session, found cheaply (no full parse). */
 export interface SessionInfo {
-  harness: HarnessId
+  /** Harness id. */
+  harness: string
   /** Native session id. */
   id: string
   /** `<harness>:<id>` */
@@ -18,6 +24,8 @@ export interface SessionInfo {
   locator: Locator
   cwd?: string
   title?: string
+  /** Where the title came from: `custom` (the user named it), `ai`, `summary`, `first_prompt`, … */
+  title_source?: string
   model?: string
   agent_version?: string
   git_branch?: string
@@ -36,25 +44,23 @@ export interface DiscoverOptions {
   all?: boolean
 }
 
+/** Options every reader takes; a harness adds its own typed ones through its `readFlags`. */
 export interface ReadOptions {
   /** Attach `native` (raw source text) to records; needed for byte-identical same-format writes. */
   native?: boolean
-  /** Harness-specific switches (e.g. `inlineSpilled` for Claude Code). */
-  [option: string]: unknown
 }
 
+/** Options every sink takes; a harness adds its own typed ones through its `writeFlags`. */
 export interface WriteOptions {
   /** Write here instead of the harness's store root (a directory, or a file for single-file formats). */
   out?: string
   /** Replace sessions that already exist. */
   force?: boolean
-  /** Harness-specific switches (e.g. `provider` for Codex). */
-  [option: string]: unknown
 }
 
 /** Reported by a sink for each session it wrote; the CLI prints one line each. */
 export interface WrittenSession {
-  harness: HarnessId
+  harness: string
   /** Native id of the written session. */
   id: string
   /** Main file or directory written. */
@@ -66,34 +72,94 @@ export interface WrittenSession {
   note?: string
 }
 
-/** A harness-specific CLI flag; the CLI passes its value as `opts[camelCase(name)]`. */
-export interface CliFlag {
-  name: string
+/**
+ * A harness-specific option. On the CLI it is `--<harness id>-<kebab key>`
+ * (`--codex-provider`); `aliases` keep older names working (`--provider`).
+ * In the library it is `opts[key]`, typed from this declaration.
+ */
+export interface Flag {
   type: 'string' | 'boolean' | 'number'
   describe: string
   default?: string | boolean | number
+  choices?: readonly string[]
+  aliases?: readonly string[]
 }
 
-export interface Harness {
-  id: HarnessId
-  /** Human name, e.g. "Claude Code". */
-  name: string
-  /** Environment variables that move this harness's store; `--home` clears them. */
+export type Flags = Record<string, Flag>
+
+type FlagValue<F extends Flag> = F['choices'] extends readonly (infer C)[] ? C : F['type'] extends 'boolean' ? boolean : F['type'] extends 'number' ? number : string
+
+/** The typed options a set of flags declares. */
+export type OptionsOf<F extends Flags> = Flags extends F ? Record<string, unknown> : { [K in keyof F]?: FlagValue<F[K]> }
+
+/** Where a harness keeps its sessions, and what moves it. */
+export interface StoreSpec {
+  /** Environment variables that move this store; `--home` clears them. */
   envVars: readonly string[]
   /** CLI flag that overrides the store root, e.g. `codex-home`. */
-  rootFlag?: { name: string; describe: string }
+  flag?: { name: string; describe: string }
   /** The store root in this context (honouring env, `--home`, and the root flag). */
   root(ctx: StoreContext): string
-  /** Flags for reading (`cat`, `convert`), also accepted as `export const readFlags` from the harness index. */
-  readFlags?: CliFlag[]
-  /** Flags for writing (`write`, `convert`), also accepted as `export const writeFlags`. */
-  writeFlags?: CliFlag[]
+}
+
+/**
+ * `store`: an agent's own store on disk. `stream`: the interchange stream
+ * (stdin/stdout/files), asked about by kind, never by id.
+ */
+export type HarnessKind = 'store' | 'stream'
+
+export interface HarnessSpec<Id extends string = string, RF extends Flags = Flags, WF extends Flags = Flags> {
+  id: Id
+  /** Human name, e.g. "Claude Code". */
+  name: string
+  kind: HarnessKind
+  store: StoreSpec
+  /** The command that resumes a written session, for messages (`claude --resume <id>`). */
+  resumeHint?: string
+  readFlags?: RF
+  writeFlags?: WF
   /** Lists sessions cheaply. An absent store yields nothing, not an error. */
-  discover?(ctx: StoreContext, opts?: DiscoverOptions): AsyncIterable<SessionInfo>
-  /** Finds one session by native id (or unique prefix) or by path; null when not found. */
+  discover?(ctx: StoreContext, opts: DiscoverOptions): AsyncIterable<SessionInfo>
+  /** Finds one session by native id (or unique prefix) or by path; null when not found or not this harness's. */
   resolve?(ctx: StoreContext, ref: string): Promise<SessionInfo | null>
   /** Object-mode Readable of FerryRecords for one session (possibly followed by its sub-agent sessions). */
-  read?(ctx: StoreContext, session: SessionInfo, opts?: ReadOptions): Readable
-  /** Object-mode Writable of FerryRecords; emits 'written' with a WrittenSession per session. */
-  sink?(ctx: StoreContext, opts?: WriteOptions): Writable
+  read?(ctx: StoreContext, session: SessionInfo, opts: ReadOptions & OptionsOf<RF>): Readable
+  /**
+   * Object-mode Writable of FerryRecords (a SessionSink): emits 'written' per
+   * session; a session it cannot write follows the sink policy (README, "Sink policy").
+   */
+  sink?(ctx: StoreContext, opts: WriteOptions & OptionsOf<WF>): Writable
+  /**
+   * Whether native source data is this harness's own, so a sink may write it
+   * back verbatim. Default: `native.format` starts with `<id>/`.
+   */
+  ownsNative?(native: NativePass): boolean
+  /** The harness's tool vocabulary (its names and argument keys ↔ canonical). */
+  tools: ToolVocabulary
+}
+
+/** A registered harness: the spec with its defaults filled in. */
+export interface Harness<Id extends string = string, RF extends Flags = Flags, WF extends Flags = Flags> extends HarnessSpec<Id, RF, WF> {
+  readFlags: RF
+  writeFlags: WF
+  ownsNative(native: NativePass): boolean
+  /** Shorthand for `store.root(ctx)`. */
+  root(ctx: StoreContext): string
+}
+
+/** The one way to declare a harness: its folder's index.ts is this call. */
+export function defineHarness<const Id extends string, RF extends Flags = {}, WF extends Flags = {}>(spec: HarnessSpec<Id, RF, WF>): Harness<Id, RF, WF> {
+  const prefix = `${spec.id}/`
+  return {
+    ...spec,
+    readFlags: (spec.readFlags ?? {}) as RF,
+    writeFlags: (spec.writeFlags ?? {}) as WF,
+    ownsNative: spec.ownsNative ?? ((n) => typeof n?.format === 'string' && n.format.startsWith(prefix)),
+    root: (ctx) => spec.store.root(ctx),
+  }
+}
+
+/** The CLI name of a harness flag: `--<id>-<kebab key>`. */
+export function flagName(harnessId: string, key: string): string {
+  return `${harnessId}-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 }

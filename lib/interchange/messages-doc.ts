@@ -144,7 +144,7 @@ export class MessagesDocReader {
   private message(v: unknown): void {
     const at = this.index++
     if (typeof v !== 'object' || v === null) {
-      throw new FerryError(`messages[${at}] is not an object`, { code: 'EBADDOC', position: this.file ? { file: this.file } : {} })
+      throw new FerryError(`messages[${at}] is not an object`, { code: 'bad-document', source: 'interchange', position: this.file ? { file: this.file } : {} })
     }
     const m = v as Json
     const h = this.ensureHeader(m)

@@ -21,6 +21,9 @@ import { MessagesDocReader } from './messages-doc.js'
 
 const SUPPORTED_MAJOR = 1
 
+/** Names this layer in reports (`interchange:bad-line`). */
+const SOURCE = 'interchange'
+
 export interface ParseOptions {
   /** Name for diagnostics (`-` for stdin). */
   file?: string
@@ -44,11 +47,11 @@ export function parseStream(opts: ParseOptions): Transform {
     try {
       rec = JSON.parse(buf.toString('utf8'))
     } catch (err) {
-      diags.error('bad-line', `not valid JSON: ${(err as Error).message}`, { file, line: no + 1 })
+      diags.error('bad-line', `not valid JSON: ${(err as Error).message}`, { file, line: no + 1 }, SOURCE)
       return
     }
     if (typeof rec !== 'object' || rec === null || Array.isArray(rec) || typeof (rec as { kind?: unknown }).kind !== 'string') {
-      diags.error('bad-record', 'not a ferry record (a JSON object with a "kind")', { file, line: no + 1 })
+      diags.error('bad-record', 'not a ferry record (a JSON object with a "kind")', { file, line: no + 1 }, SOURCE)
       return
     }
     const r = rec as FerryRecord
@@ -56,7 +59,7 @@ export function parseStream(opts: ParseOptions): Transform {
       skipSid = null
       const major = Number(String(r.ferry ?? '1').split('.')[0])
       if (major !== SUPPORTED_MAJOR) {
-        diags.error('bad-version', `session ${r.sid} uses ferry format ${r.ferry}; this ferry reads ${SUPPORTED_MAJOR}.x`, { file, line: no + 1 })
+        diags.error('bad-version', `session ${r.sid} uses ferry format ${r.ferry}; this ferry reads ${SUPPORTED_MAJOR}.x`, { file, line: no + 1 }, SOURCE)
         skipSid = r.sid
         return
       }
@@ -67,7 +70,7 @@ export function parseStream(opts: ParseOptions): Transform {
   const splitter = new LineSplitter({
     onLine,
     maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-    onOverlong: (no, bytes) => diags.error('long-line', `line of ${bytes} bytes is over the ${opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte cap; skipped`, { file, line: no + 1 }),
+    onOverlong: (no, bytes) => diags.error('line-too-long', `line of ${bytes} bytes is over the ${opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte cap (--max-line-bytes); skipped`, { file, line: no + 1 }, SOURCE),
   })
 
   let doc: { write: (b: Buffer) => void; end: () => void } | null = null
@@ -91,7 +94,7 @@ export function parseStream(opts: ParseOptions): Transform {
         res()
       })
       p.on('error', (err) =>
-        rej(err instanceof FerryError ? err : new FerryError(`not a valid JSON document: ${err.message}`, { code: 'EBADDOC', position: { file } })),
+        rej(err instanceof FerryError ? err : new FerryError(`not a valid JSON document: ${err.message}`, { code: 'bad-document', source: 'interchange', position: { file } })),
       )
     })
     return done

@@ -40,7 +40,7 @@ export function zstdDecompress(file?: string): Transform {
   let out: Transform
   const fail = (err: unknown): FerryError =>
     new FerryError(`zstd: ${err instanceof Error ? err.message : String(err)}`, {
-      code: 'EZSTD',
+      code: 'bad-zstd',
       position: { ...(file === undefined ? {} : { file }), offset },
       cause: err,
     })

@@ -14,7 +14,8 @@
  * - A mapping whose input does not have the expected shape is not applied:
  *   the block stays native rather than half-converted.
  */
-import type { HarnessId, ToolUseBlock } from '../model.js'
+import type { ToolUseBlock } from '../model.js'
+type HarnessId = string
 import { lowerPatch, parsePatch, patchFiles, renderAdd, renderEdits } from './patch.js'
 import { argvToCommand, isStringArray } from './shell.js'
 

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs'
 import { getHarness } from '../../harness/registry.js'
-import { contextFrom, readFlagOptions, readOptsFrom, writeOptsFrom, type Args } from '../options.js'
+import { contextFrom, readFlagOptions, readOptsFor, writeOptsFor, type Args } from '../options.js'
 import { finishDiagnostics } from '../io.js'
 import { openSources, selectionOptions } from '../sources.js'
 import { runIntoSink } from '../sink-run.js'
@@ -22,11 +22,10 @@ export async function builder(y: Argv): Promise<Argv> {
 export async function handler(argv: Args & { rawArgs: string[] }): Promise<void> {
   const ctx = contextFrom(argv)
   const to = String(argv.to)
-  getHarness(to)
-  // Source text only helps a writer of the same format (byte-identical copies); elsewhere it is dead weight.
-  const readOpts = readOptsFrom(argv)
-  const { source } = await openSources(ctx, argv, (from) => ({ native: from === to || to === 'ferry', ...readOpts }))
+  const target = getHarness(to)
+  // Source text only helps a writer of the same format (byte-identical copies) or the stream; elsewhere it is dead weight.
+  const { source } = await openSources(ctx, argv, (from) => ({ native: from === to || target.kind === 'stream', ...readOptsFor(argv, from) }))
   const transforms = await buildTransforms(argv.rawArgs)
-  await runIntoSink(ctx, source, transforms, to, { ...(typeof argv.out === 'string' ? { out: argv.out } : {}), force: Boolean(argv.force), ...writeOptsFrom(argv) }, Boolean(argv.json))
+  await runIntoSink(ctx, source, transforms, to, { ...(typeof argv.out === 'string' ? { out: argv.out } : {}), force: Boolean(argv.force), ...writeOptsFor(argv, to) }, Boolean(argv.json))
   finishDiagnostics(ctx.diagnostics)
 }

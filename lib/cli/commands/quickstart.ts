@@ -43,12 +43,12 @@ function samplesHome(): string {
 async function newest(ctx: StoreContext, limit: number): Promise<SessionInfo[]> {
   const out: SessionInfo[] = []
   for (const h of harnesses) {
-    if (!h.discover || !h.read || h.id === 'ferry') continue
+    if (!h.discover || !h.read || h.kind === 'stream') continue
     const mine: SessionInfo[] = []
     try {
       for await (const s of h.discover(ctx, {})) if (!s.parent) mine.push(s)
     } catch (err) {
-      ctx.diagnostics.warn('discover-failed', `${h.id}: ${errorMessage(err)}`)
+      ctx.diagnostics.warn('discover-failed', errorMessage(err), undefined, h.id)
     }
     mine.sort((a, b) => (b.updated_at ?? b.created_at ?? '').localeCompare(a.updated_at ?? a.created_at ?? ''))
     out.push(...mine.slice(0, limit))
@@ -77,7 +77,7 @@ export async function handler(argv: Args): Promise<void> {
     const from = harnesses.find((h) => h.id === s.harness)!
     for (const to of targets) {
       if (to.id === from.id) continue
-      const opts = to.id === 'ferry' ? { out: join(outHome, 'interchange') } : {}
+      const opts = to.kind === 'stream' ? { out: join(outHome, 'interchange') } : {}
       const sink = to.sink!(outCtx, opts)
       const paths: string[] = []
       sink.on('written', (w: { path: string; note?: string }) => paths.push(w.note ? `${w.path} (${w.note})` : w.path))
@@ -94,7 +94,7 @@ export async function handler(argv: Args): Promise<void> {
   process.stdout.write(`\n${ok} conversions written, ${failed} failed, under ${outHome}\n`)
   const after: SessionInfo[] = []
   for (const h of harnesses) {
-    if (!h.discover || h.id === 'ferry') continue
+    if (!h.discover || h.kind === 'stream') continue
     for await (const s of h.discover(outCtx, { all: true })) after.push(s)
   }
   process.stdout.write(`\nWhat each agent now finds in ${outHome} (ferry ls --home ${String(argv.out)} --all):\n${lsTable(after)}`)

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs'
-import { getHarness } from '../../harness/registry.js'
-import { contextFrom, writeFlagOptions, writeOptsFrom, type Args } from '../options.js'
+import { getHarness, writable } from '../../harness/registry.js'
+import { contextFrom, writeFlagOptions, writeOptsFor, type Args } from '../options.js'
 import { finishDiagnostics } from '../io.js'
 import { openSources } from '../sources.js'
 import { runIntoSink } from '../sink-run.js'
@@ -10,7 +10,7 @@ export const describe = 'Write the interchange stream from stdin (or files) as n
 
 export function toOptions(y: Argv): Argv {
   return writeFlagOptions(y)
-    .option('to', { type: 'string', demandOption: true, describe: 'Target harness: claude-code, codex, opencode, grok, ferry' })
+    .option('to', { type: 'string', demandOption: true, describe: `Target harness: ${writable().map((h) => h.id).join(', ')}` })
     .option('out', { type: 'string', describe: 'Write under DIR (or FILE, for single-file formats) instead of the store' })
     .option('force', { type: 'boolean', default: false, describe: 'Replace sessions that already exist' })
     .option('json', { type: 'boolean', default: false, describe: 'Report each written session as a JSON object (harness, id, path)' })
@@ -28,6 +28,6 @@ export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
   getHarness(String(argv.to))
   const { source } = await openSources(ctx, argv, {})
-  await runIntoSink(ctx, source, [], String(argv.to), { ...(typeof argv.out === 'string' ? { out: argv.out } : {}), force: Boolean(argv.force), ...writeOptsFrom(argv) }, Boolean(argv.json))
+  await runIntoSink(ctx, source, [], String(argv.to), { ...(typeof argv.out === 'string' ? { out: argv.out } : {}), force: Boolean(argv.force), ...writeOptsFor(argv, String(argv.to)) }, Boolean(argv.json))
   finishDiagnostics(ctx.diagnostics)
 }

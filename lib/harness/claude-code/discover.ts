@@ -55,7 +55,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
     if (m.createdAt) info.created_at = m.createdAt
     info.updated_at = m.updatedAt ?? m.mtime.toISOString()
   } catch (err) {
-    ctx.diagnostics.warn('claude-code/unreadable', `cannot read session metadata: ${(err as Error).message}`, { file: path })
+    ctx.diagnostics.warn('unreadable', `cannot read session metadata: ${(err as Error).message}`, { file: path })
   }
   return info
 }

@@ -77,4 +77,4 @@ export async function headLines(path: string, maxBytes: number, maxLines: number
   }
 }
 
-export { tailLines } from '../../io/tail.js'
+export { readTail as tailLines } from '../../io/line-file.js'

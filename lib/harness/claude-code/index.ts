@@ -1,28 +1,37 @@
+/**
+ * Claude Code: JSONL transcripts under `~/.claude/projects/<slug>/<uuid>.jsonl`,
+ * sub-agents and spilled tool outputs beside them. See docs/formats/claude-code.md.
+ */
 import { resolve } from 'node:path'
-import type { CliFlag, Harness } from '../types.js'
+import { defineHarness } from '../types.js'
 import { discover, resolveRef } from './discover.js'
 import { readSession } from './source.js'
 import { claudeSink } from './sink.js'
+import { tools } from './tools.js'
 
-export const readFlags: CliFlag[] = [
-  { name: 'inline-spilled', type: 'boolean', describe: 'Claude Code: replace <persisted-output> previews with the full text from tool-results/*.txt', default: false },
-]
+import type { StoreContext } from '../../context.js'
 
-export const writeFlags: CliFlag[] = [
-  { name: 'thinking', type: 'string', describe: 'Claude Code: reasoning without a genuine Anthropic signature is written as "text" or "drop"ped', default: 'text' },
-]
+const root = (ctx: StoreContext): string => ctx.roots['claude-code'] ?? (ctx.env.CLAUDE_CONFIG_DIR || resolve(ctx.home, '.claude'))
 
-export const claudeCode: Harness = {
+export const claudeCode = defineHarness({
   id: 'claude-code',
   name: 'Claude Code',
-  envVars: ['CLAUDE_CONFIG_DIR'],
-  rootFlag: { name: 'claude-dir', describe: 'Claude Code config dir (default $CLAUDE_CONFIG_DIR, else ~/.claude)' },
-  root: (ctx) => ctx.roots['claude-code'] ?? (ctx.env.CLAUDE_CONFIG_DIR || resolve(ctx.home, '.claude')),
-  discover: (ctx) => discover(ctx, claudeCode.root(ctx)),
-  resolve: (ctx, ref) => resolveRef(ctx, claudeCode.root(ctx), ref),
-  readFlags,
-  writeFlags,
+  kind: 'store',
+  store: {
+    envVars: ['CLAUDE_CONFIG_DIR'],
+    flag: { name: 'claude-dir', describe: 'Claude Code config dir (default $CLAUDE_CONFIG_DIR, else ~/.claude)' },
+    root,
+  },
+  resumeHint: 'claude --resume <id>',
+  readFlags: {
+    inlineSpilled: { type: 'boolean', describe: 'replace <persisted-output> previews with the full text from tool-results/*.txt', default: false, aliases: ['inline-spilled'] },
+  },
+  writeFlags: {
+    thinking: { type: 'string', choices: ['text', 'drop'] as const, describe: 'reasoning without a genuine Anthropic signature is written as "text" or "drop"ped', default: 'text', aliases: ['thinking'] },
+  },
+  discover: (ctx) => discover(ctx, root(ctx)),
+  resolve: (ctx, ref) => resolveRef(ctx, root(ctx), ref),
   read: (ctx, info, opts) => readSession(ctx, info, opts),
-  sink: (ctx, opts) => claudeSink(ctx, claudeCode.root(ctx), opts),
-}
-
+  sink: (ctx, opts) => claudeSink(ctx, root(ctx), opts),
+  tools,
+})

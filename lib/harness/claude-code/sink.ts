@@ -59,7 +59,7 @@ export function safeToolId(id: string): string {
 export function claudeSink(ctx: StoreContext, root: string, opts: ClaudeWriteOptions = {}): SessionSink {
   const store = opts.out ? resolve(opts.out) : root
   const written = new Map<string, WrittenTarget>()
-  return new SessionSink(async (header) => ClaudeWriter.open(ctx, store, header, opts, written))
+  return new SessionSink(ctx, 'claude-code', async (header) => ClaudeWriter.open(ctx, store, header, opts, written))
 }
 
 class ClaudeWriter implements SessionWriter {
@@ -192,7 +192,7 @@ class ClaudeWriter implements SessionWriter {
     if (rec.kind === 'native' && rec.native_type === `${HARNESS}/tool-result-file`) {
       const name = n.file?.startsWith('tool-results/') ? n.file.slice('tool-results/'.length) : ''
       if (!SAFE_FILE.test(name)) {
-        this.ctx.diagnostics.warn('claude-code/unsafe-side-file', `side file name refused: ${JSON.stringify(n.file)}`)
+        this.ctx.diagnostics.warn('side-file', `side file name refused: ${JSON.stringify(n.file)}`)
         return
       }
       const p = join(this.sessionDir, 'tool-results', name)
@@ -382,7 +382,7 @@ class ClaudeWriter implements SessionWriter {
           if (this.same && isObj(b.value)) content.push(b.value)
           break
         case 'tool_result':
-          this.ctx.diagnostics.warn('claude-code/result-in-assistant', `tool result inside an assistant message dropped (${rec.id})`)
+          this.ctx.diagnostics.warn('unsupported', `tool result inside an assistant message dropped (${rec.id})`)
           break
         default:
           break
@@ -430,7 +430,7 @@ class ClaudeWriter implements SessionWriter {
         if (src === 'custom') await this.line({ type: 'custom-title', customTitle: this.title, sessionId: this.target.sessionId })
         else if (src !== 'first_prompt') await this.line({ type: 'ai-title', aiTitle: this.title, sessionId: this.target.sessionId })
       }
-      if (this.lines === 0) this.ctx.diagnostics.warn('claude-code/empty-session', `nothing to write for ${this.header.sid}`)
+      if (this.lines === 0) this.ctx.diagnostics.warn('empty-session', `nothing to write for ${this.header.sid}`)
       await chmod(this.file.tmp, 0o600)
       if (this.agentId !== undefined) await this.writeMeta()
       await this.file.commit({ force: this.opts.force === true })

@@ -9,6 +9,7 @@
  * (one line per content block, same `message.id`, chained) become one message.
  * Sub-agent transcripts under `<id>/subagents/` follow as linked sessions.
  */
+import type { Code } from '../../codes.js'
 import { Readable } from 'node:stream'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
@@ -81,8 +82,8 @@ async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOp
       const m: unknown = JSON.parse(metaRaw)
       if (isObj(m)) meta = m
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        ctx.diagnostics.warn('claude-code/bad-meta', `unreadable sub-agent meta: ${(err as Error).message}`, { file: join(dir, `${stem}.meta.json`) })
+      if ((err as NodeJS.ErrnoException).code !== 'no-session') {
+        ctx.diagnostics.warn('bad-meta', `unreadable sub-agent meta: ${(err as Error).message}`, { file: join(dir, `${stem}.meta.json`) })
       }
     }
     const toolUseId = typeof meta?.toolUseId === 'string' ? meta.toolUseId : shared.agentCalls.get(agentId)
@@ -114,7 +115,7 @@ class Emitter {
     readonly native: boolean,
   ) {}
 
-  warn(code: string, detail: string, line?: number, error = false): void {
+  warn(code: Code, detail: string, line?: number, error = false): void {
     const pos = { file: this.t.path, ...(line === undefined ? {} : { line: line + 1 }) }
     if (error) {
       this.errors++
@@ -164,7 +165,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   try {
     idx = await buildIndex(t.path, t.subagent !== undefined, maxLineBytes)
   } catch (err) {
-    ctx.diagnostics.error('claude-code/unreadable', `cannot read session: ${(err as Error).message}`, { file: t.path })
+    ctx.diagnostics.error('unreadable', `cannot read session: ${(err as Error).message}`, { file: t.path })
     return
   }
   const meta = await readMeta(t.path).catch(() => undefined)
@@ -199,7 +200,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
     ...(t.subagent?.meta && typeof t.subagent.meta.agentType === 'string' ? { x: { [`${HARNESS}.agentType`]: t.subagent.meta.agentType } } : {}),
   })
   const em = new Emitter(ctx, t, format, opts.native === true)
-  if (ci.danglingParent) em.warn('claude-code/dangling-parent', `the active branch stops at a missing parent entry ${ci.danglingParent}`)
+  if (ci.danglingParent) em.warn('dangling-parent', `the active branch stops at a missing parent entry ${ci.danglingParent}`)
   if (em.native && t.subagent?.metaRaw !== undefined) {
     yield em.count({ kind: 'native', sid: t.sid, id: em.id('meta'), seq: em.seq++, native_type: `${HARNESS}/subagent-meta`, native: { format, file: 'meta.json', raw: t.subagent.metaRaw } })
   }
@@ -208,7 +209,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   for await (const l of fileLines(t.path, { endByte: ci.bytes, ...(maxLineBytes === undefined ? {} : { maxLineBytes }) })) {
     if (l.overlong !== undefined) {
       em.counts.skipped_lines++
-      em.warn('claude-code/line-too-long', `line of ${l.overlong} bytes skipped (over the line cap)`, l.no, true)
+      em.warn('line-too-long', `line of ${l.overlong} bytes skipped (over the line cap)`, l.no, true)
       continue
     }
     const start = lineStart(l.buf)
@@ -218,12 +219,12 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
       obj = JSON.parse(l.buf.toString('utf8', start))
     } catch (err) {
       em.counts.skipped_lines++
-      em.warn('claude-code/bad-line', l.unterminated ? 'truncated last line (no newline, not valid JSON) skipped' : `not valid JSON, skipped: ${(err as Error).message}`, l.no, true)
+      em.warn('bad-line', l.unterminated ? 'truncated last line (no newline, not valid JSON) skipped' : `not valid JSON, skipped: ${(err as Error).message}`, l.no, true)
       continue
     }
     if (!isObj(obj)) {
       em.counts.skipped_lines++
-      em.warn('claude-code/bad-line', 'not a JSON object, skipped', l.no, true)
+      em.warn('bad-line', 'not a JSON object, skipped', l.no, true)
       continue
     }
     const raw = em.native ? l.buf.toString('utf8') : undefined
@@ -260,7 +261,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
       const st = await stat(p).catch(() => undefined)
       if (!st?.isFile()) continue
       if (st.size > SIDE_FILE_CAP) {
-        em.warn('claude-code/side-file-too-big', `${p}: ${st.size} bytes, not passed through`)
+        em.warn('side-file', `${p}: ${st.size} bytes, not passed through`)
         continue
       }
       yield em.count({ kind: 'native', sid: t.sid, id: em.id(`tool-results/${name}`), seq: em.seq++, native_type: `${HARNESS}/tool-result-file`, native: { format, file: `tool-results/${name}`, raw: await readFile(p, 'utf8') } })
@@ -423,7 +424,7 @@ async function spilled(em: Emitter, r: ToolResultBlock, tur: Obj, side: string, 
   // only its file name is trusted, looked up in this session's own side folder.
   const name = basename(where)
   if (!SAFE_NAME.test(name)) {
-    em.warn('claude-code/spilled-path', `refusing spilled-output path ${JSON.stringify(where)}`, no)
+    em.warn('side-file', `refusing spilled-output path ${JSON.stringify(where)}`, no)
     return false
   }
   const local = join(side, 'tool-results', name)
@@ -435,14 +436,14 @@ async function spilled(em: Emitter, r: ToolResultBlock, tur: Obj, side: string, 
   try {
     if (!st?.isFile()) throw new Error(`${local} is not there`)
     if (st.size > SIDE_FILE_CAP) {
-      em.warn('claude-code/side-file-too-big', `${local}: ${st.size} bytes, preview kept`, no)
+      em.warn('side-file', `${local}: ${st.size} bytes, preview kept`, no)
       return false
     }
     r.content = await readFile(local, 'utf8')
     delete r.truncated
     return true
   } catch (err) {
-    em.warn('claude-code/spilled-missing', `spilled output not found, preview kept: ${(err as Error).message}`, no)
+    em.warn('side-file', `spilled output not found, preview kept: ${(err as Error).message}`, no)
     return false
   }
 }

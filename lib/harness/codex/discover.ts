@@ -15,7 +15,7 @@ import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { userContextKind } from './context.js'
 import { readHead } from './head.js'
 import { ARCHIVED_DIR, SESSIONS_DIR, isUuid, parseRolloutName, type RolloutName } from './paths.js'
-import { tailLines } from '../../io/tail.js'
+import { readTail as tailLines } from '../../io/line-file.js'
 
 interface Found {
   path: string

@@ -77,7 +77,7 @@ export class RolloutMapper {
   /** One physical line (0-based `no`) of the decompressed stream. */
   line(buf: Buffer, no: number): void {
     if (no > 0 && !this.sawSession) {
-      this.o.diagnostics.error('no-session-meta', 'rollout does not start with session_meta; Codex cannot resume it', { file: this.o.file, line: 1 })
+      this.o.diagnostics.error('bad-meta', 'rollout does not start with session_meta; Codex cannot resume it', { file: this.o.file, line: 1 })
       this.header(undefined, undefined)
     }
     if (no > 0 && buf.length > 40) {
@@ -130,7 +130,7 @@ export class RolloutMapper {
 
   private first(obj: any, text: string): void {
     if (obj.type !== 'session_meta' || typeof obj.payload !== 'object' || obj.payload === null) {
-      this.o.diagnostics.error('no-session-meta', 'rollout does not start with session_meta; Codex cannot resume it', { file: this.o.file, line: 1 })
+      this.o.diagnostics.error('bad-meta', 'rollout does not start with session_meta; Codex cannot resume it', { file: this.o.file, line: 1 })
       this.header(undefined, undefined)
       this.record(obj, text, 0)
       return

@@ -49,9 +49,9 @@ export async function readCodexConfig(root: string): Promise<CodexConfig> {
   return out
 }
 
-export function codexSink(ctx: StoreContext, root: string, opts: WriteOptions = {}): SessionSink {
+export function codexSink(ctx: StoreContext, root: string, opts: WriteOptions & { provider?: string; model?: string } = {}): SessionSink {
   let config: Promise<CodexConfig> | null = null
-  return new SessionSink(async (header) => {
+  return new SessionSink(ctx, 'codex', async (header) => {
     config ??= readCodexConfig(root)
     return RolloutWriter.open(ctx, opts.out ?? root, header, opts, await config)
   })
@@ -83,14 +83,14 @@ class RolloutWriter implements SessionWriter {
     this.lastTs = isoOr(header.created_at, new Date().toISOString())
   }
 
-  static async open(ctx: StoreContext, dir: string, header: SessionRec, opts: WriteOptions, config: CodexConfig): Promise<RolloutWriter> {
+  static async open(ctx: StoreContext, dir: string, header: SessionRec, opts: WriteOptions & { provider?: string; model?: string }, config: CodexConfig): Promise<RolloutWriter> {
     const source = parseSessionKey(header.sid).harness || String(header.source?.harness ?? '')
     const raw = sameFormatRaw(header)
     let id: string
     if (raw !== undefined) {
       // Restoring a Codex session verbatim: its session_meta names its id, so the file must too.
       id = header.native_id.toLowerCase()
-      if (!isUuid(id)) throw new FerryError(`codex: session id ${JSON.stringify(header.native_id)} is not a UUID; refusing to use it in a path`, { code: 'EBADID' })
+      if (!isUuid(id)) throw new FerryError(`codex: session id ${JSON.stringify(header.native_id)} is not a UUID; refusing to use it in a path`, { code: 'unsafe-path' })
     }
     const created = new Date(isoOr(header.created_at, new Date().toISOString()))
     id ??= derivedUuidV7(header.sid, created)

@@ -60,7 +60,7 @@ export class RolloutSource extends Readable {
         if (!this.push(rec)) stream.pause()
       },
     })
-    const maxLineBytes = typeof this.opts.maxLineBytes === 'number' ? this.opts.maxLineBytes : undefined
+    const maxLineBytes = this.ctx.maxLineBytes
     const splitter = new LineSplitter({
       ...(maxLineBytes ? { maxLineBytes } : {}),
       onLine: (buf, no) => mapper.line(buf, no),
@@ -89,7 +89,7 @@ export class RolloutSource extends Readable {
       const offset = err instanceof FerryError ? err.position?.offset : undefined
       this.pendingError = new FerryError(
         `${err.message} (compressed data ends or breaks inside line ${splitter.lineNo + 1}; every complete line before it was read)`,
-        { code: err instanceof FerryError ? err.code : 'EREAD', position: { file, line: splitter.lineNo + 1, ...(offset === undefined ? {} : { offset }) }, cause: err },
+        { code: err instanceof FerryError ? err.code : 'unreadable', position: { file, line: splitter.lineNo + 1, ...(offset === undefined ? {} : { offset }) }, cause: err },
       )
       this.failWhenDrained()
     })

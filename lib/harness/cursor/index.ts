@@ -1,10 +1,12 @@
+/** Cursor: known so that `--to cursor` says clearly that it is not implemented yet. */
 import { resolve } from 'node:path'
-import type { Harness } from '../types.js'
+import { defineHarness } from '../types.js'
+import { tools } from './tools.js'
 
-/** Not implemented yet: no issue covers Cursor. Known so that `--to cursor` says so clearly. */
-export const cursor: Harness = {
+export const cursor = defineHarness({
   id: 'cursor',
   name: 'Cursor',
-  envVars: [],
-  root: (ctx) => ctx.roots.cursor ?? resolve(ctx.home, '.cursor'),
-}
+  kind: 'store',
+  store: { envVars: [], root: (ctx) => ctx.roots.cursor ?? resolve(ctx.home, '.cursor') },
+  tools,
+})

@@ -53,7 +53,7 @@ export async function readSummary(ctx: StoreContext, dir: string): Promise<Summa
     return null
   }
   if (size > SUMMARY_CAP) {
-    ctx.diagnostics.error('EBADSUMMARY', `summary.json larger than ${SUMMARY_CAP} bytes, ignored`, { file: path })
+    ctx.diagnostics.error('bad-meta', `summary.json larger than ${SUMMARY_CAP} bytes, ignored`, { file: path })
     return null
   }
   const raw = (await readCapped(path, size)) ?? ''
@@ -63,7 +63,7 @@ export async function readSummary(ctx: StoreContext, dir: string): Promise<Summa
   } catch {
     /* reported below */
   }
-  ctx.diagnostics.error('EBADSUMMARY', 'summary.json is not a JSON object, ignored', { file: path })
+  ctx.diagnostics.error('bad-meta', 'summary.json is not a JSON object, ignored', { file: path })
   return null
 }
 

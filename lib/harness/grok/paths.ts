@@ -106,12 +106,12 @@ export function uuidFor(name: string): string {
  */
 export function sessionDirPath(root: string, group: string, id: string): string {
   if (!isSafeComponent(group) || !isSafeComponent(id)) {
-    throw new FerryError(`refusing unsafe Grok session path component: ${JSON.stringify(group)}/${JSON.stringify(id)}`, { code: 'EUNSAFE' })
+    throw new FerryError(`refusing unsafe Grok session path component: ${JSON.stringify(group)}/${JSON.stringify(id)}`, { code: 'unsafe-path' })
   }
   const sessions = resolve(root, 'sessions')
   const dir = resolve(sessions, group, id)
   if (dirname(dirname(dir)) !== sessions || basename(dir) !== id || basename(dirname(dir)) !== group || !dir.startsWith(sessions + sep)) {
-    throw new FerryError(`refusing Grok session path outside ${sessions}: ${dir}`, { code: 'EUNSAFE' })
+    throw new FerryError(`refusing Grok session path outside ${sessions}: ${dir}`, { code: 'unsafe-path' })
   }
   return dir
 }
@@ -120,7 +120,7 @@ export function sessionDirPath(root: string, group: string, id: string): string 
 export function insideSession(dir: string, rel: string): string {
   const parts = rel.split('/')
   if (rel.startsWith('/') || parts.some((p) => !isSafeComponent(p))) {
-    throw new FerryError(`refusing unsafe path inside a Grok session: ${JSON.stringify(rel)}`, { code: 'EUNSAFE' })
+    throw new FerryError(`refusing unsafe path inside a Grok session: ${JSON.stringify(rel)}`, { code: 'unsafe-path' })
   }
   return join(dir, ...parts)
 }

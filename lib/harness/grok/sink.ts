@@ -84,11 +84,7 @@ class Spool {
 }
 
 export function grokSink(ctx: StoreContext, opts: WriteOptions, root: string) {
-  const sink: SessionSink = new SessionSink((header) => openSession(ctx, opts, root, header), {
-    onSessionError: (err, sid) => {
-      sink.emit('session-error', err, sid)
-      return true
-    },
+  const sink: SessionSink = new SessionSink(ctx, 'grok', (header) => openSession(ctx, opts, root, header), {
   })
   return sink
 }
@@ -105,7 +101,7 @@ async function openSession(ctx: StoreContext, opts: WriteOptions, rootIn: string
   await mkdir(groupDir, { recursive: true, mode: 0o700 })
   // A symlinked group dir would let a replace land outside the store.
   if ((await lstat(groupDir)).isSymbolicLink() || (await lstat(dirname(groupDir))).isSymbolicLink()) {
-    throw new FerryError(`refusing to write through a symlink: ${groupDir}`, { code: 'EUNSAFE' })
+    throw new FerryError(`refusing to write through a symlink: ${groupDir}`, { code: 'unsafe-path' })
   }
   if (hashed && !(await exists(join(groupDir, '.cwd')))) await writeWholeFile(join(groupDir, '.cwd'), cwd, { mode: 0o600 })
   const force = opts.force === true

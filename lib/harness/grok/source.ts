@@ -135,7 +135,7 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOptions)
   const chatState = await fileState(chatPath)
   const updState = await fileState(updPath)
   if (isObj(s.info) && typeof s.info.id === 'string' && s.info.id !== info.id) {
-    ctx.diagnostics.warn('EIDMISMATCH', `summary.json info.id ${JSON.stringify(s.info.id).slice(0, 80)} differs from the directory name; using the directory name`, { file: join(dir, 'summary.json') })
+    ctx.diagnostics.warn('id-mismatch', `summary.json info.id ${JSON.stringify(s.info.id).slice(0, 80)} differs from the directory name; using the directory name`, { file: join(dir, 'summary.json') })
   }
   const idx: UpdatesIndex | null = updState !== 'absent' ? await buildUpdatesIndex(ctx, updPath) : null
 
@@ -205,7 +205,7 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOptions)
       const path = join(dir, rel)
       const st = await stat(path)
       if (st.size > SIDECAR_CAP) {
-        ctx.diagnostics.warn('ESIDECAR', `sidecar larger than ${SIDECAR_CAP} bytes not carried`, { file: path })
+        ctx.diagnostics.warn('side-file', `sidecar larger than ${SIDECAR_CAP} bytes not carried`, { file: path })
         continue
       }
       const bytes = await readFile(path)
@@ -268,13 +268,13 @@ async function* fromChatHistory(
     return out
   }
 
-  const lines = fileLines(path, { onOverlong: (no, bytes) => ctx.diagnostics.error('EOVERLONG', `line of ${bytes} bytes skipped`, { file: path, line: no + 1 }) })
+  const lines = fileLines(path, { onOverlong: (no, bytes) => ctx.diagnostics.error('line-too-long', `line of ${bytes} bytes skipped`, { file: path, line: no + 1 }) })
   for await (const { no, buf } of lines) {
     if (buf.toString('latin1').trim() === '') continue
     const v = parseLine(buf)
     if (!isObj(v)) {
       counts.skipped_lines++
-      ctx.diagnostics.error('EBADLINE', `unparsable chat_history line: ${v instanceof Error ? v.message : 'not an object'}`, { file: path, line: no + 1 })
+      ctx.diagnostics.error('bad-line', `unparsable chat_history line: ${v instanceof Error ? v.message : 'not an object'}`, { file: path, line: no + 1 })
       // Skipped for the conversation, but a native round trip still puts the bytes back (Grok keeps them too).
       if (nativeOn) {
         const bad: FerryRecord = { kind: 'native', sid, id: recordId(sid, `chat_history:l${no}`), native_type: 'grok/unparsable', native: { format: FORMAT, file: 'chat_history', line: no, raw: buf.toString('utf8') } }
@@ -505,7 +505,7 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
       continue
     }
     if (su === 'turn_completed' && typeof update.stop_reason === 'string') stop = update.stop_reason
-    if (su === 'compaction_checkpoint') ctx.diagnostics.warn('EGROKCOMPACT', 'compaction checkpoint in a session rebuilt from updates.jsonl: earlier messages are kept', { file: path, line: no + 1 })
+    if (su === 'compaction_checkpoint') ctx.diagnostics.warn('unsupported', 'compaction checkpoint in a session rebuilt from updates.jsonl: earlier messages are kept', { file: path, line: no + 1 })
   }
   const u = flushUser()
   if (u) yield u

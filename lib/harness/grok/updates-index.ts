@@ -80,13 +80,13 @@ export async function buildUpdatesIndex(ctx: StoreContext, path: string): Promis
   let curPi: number | undefined
   let run: 'text' | 'thought' | null = null
   const cur = (): PromptInfo | undefined => idx.prompts[idx.prompts.length - 1]
-  const lines = fileLines(path, { onOverlong: (no, bytes) => ctx.diagnostics.error('EOVERLONG', `line of ${bytes} bytes skipped`, { file: path, line: no + 1 }) }, info)
+  const lines = fileLines(path, { onOverlong: (no, bytes) => ctx.diagnostics.error('line-too-long', `line of ${bytes} bytes skipped`, { file: path, line: no + 1 }) }, info)
   for await (const { no, buf, offset } of lines) {
     idx.lines = no + 1
     if (buf.length === 0 || buf.toString('latin1').trim() === '') continue
     const env = parseLine(buf)
     if (!isObj(env)) {
-      ctx.diagnostics.error('EBADLINE', `unparsable updates line: ${env instanceof Error ? env.message : 'not an object'}`, { file: path, line: no + 1 })
+      ctx.diagnostics.error('bad-line', `unparsable updates line: ${env instanceof Error ? env.message : 'not an object'}`, { file: path, line: no + 1 })
       continue
     }
     const { params, update } = unwrap(env)

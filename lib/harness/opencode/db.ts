@@ -47,7 +47,7 @@ const OPTS = { readonly: true, fileMustExist: true, timeout: 5000 } as const
 
 /** Opens `path` read-only so that neither it nor its `-wal`/`-shm` change. */
 export function openReadOnly(path: string): ReadOnlyDb {
-  if (!existsSync(path)) throw new FerryError('database not found', { code: 'ENOENT', position: { file: path } })
+  if (!existsSync(path)) throw new FerryError('database not found', { code: 'no-session', position: { file: path } })
   const wal = existsSync(`${path}-wal`)
   const shm = existsSync(`${path}-shm`)
   const attempt = !wal && !shm ? ('immutable' as const) : wal && shm ? ('readonly_shm' as const) : null
@@ -82,7 +82,7 @@ function openSnapshot(path: string, wal: boolean): ReadOnlyDb {
     }
   } catch (err) {
     rmSync(dir, { recursive: true, force: true })
-    throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'EDB', position: { file: path }, cause: err })
+    throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, cause: err })
   }
 }
 

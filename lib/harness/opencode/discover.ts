@@ -86,7 +86,7 @@ export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): 
     try {
       h = openReadOnly(path)
     } catch (err) {
-      ctx.diagnostics.error('opencode-db', errorMessage(err), { file: path })
+      ctx.diagnostics.error('db-error', errorMessage(err), { file: path })
       continue
     }
     try {

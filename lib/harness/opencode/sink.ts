@@ -50,6 +50,8 @@ function ms(ts: string | null | undefined): number | null {
 }
 
 /** Best guess of the provider from a model name, for sessions from other harnesses. */
+export type OpenCodeWriteOptions = WriteOptions & { provider?: string; model?: string; import?: boolean }
+
 export function guessProvider(model: string | undefined): string {
   const m = (model ?? '').toLowerCase()
   if (/claude|opus|sonnet|haiku/.test(m)) return 'anthropic'
@@ -126,7 +128,7 @@ class DocumentWriter implements SessionWriter {
 
   private constructor(
     private readonly ctx: StoreContext,
-    private readonly opts: WriteOptions,
+    private readonly opts: OpenCodeWriteOptions,
     private readonly header: SessionRec,
     private readonly ses: string,
     private readonly file: AtomicFile,
@@ -138,11 +140,11 @@ class DocumentWriter implements SessionWriter {
     this.sourceHarness = header.source?.harness ?? parseSessionKey(header.sid).harness
     this.same = this.sourceHarness === 'opencode'
     this.cwd = header.cwd && header.cwd.startsWith('/') ? header.cwd : '/'
-    this.model = (opts.opencodeModel as string | undefined) ?? header.model ?? 'unknown'
-    this.provider = (opts.opencodeProvider as string | undefined) ?? header.provider ?? guessProvider(this.model)
+    this.model = (opts.model as string | undefined) ?? header.model ?? 'unknown'
+    this.provider = (opts.provider as string | undefined) ?? header.provider ?? guessProvider(this.model)
   }
 
-  static async open(ctx: StoreContext, opts: WriteOptions, header: SessionRec, state: SinkState): Promise<DocumentWriter> {
+  static async open(ctx: StoreContext, opts: OpenCodeWriteOptions, header: SessionRec, state: SinkState): Promise<DocumentWriter> {
     const created = ms(header.created_at) ?? Date.now()
     const parentSes = header.parent ? state.minted.get(header.parent.sid) : undefined
     const parentCreated = header.parent ? state.created.get(header.parent.sid) : undefined
@@ -226,8 +228,8 @@ class DocumentWriter implements SessionWriter {
       role: 'assistant',
       time: { created: t, completed: t },
       parentID: this.lastUser,
-      modelID: (this.opts.opencodeModel as string | undefined) ?? (typeof base.modelID === 'string' ? base.modelID : rec.model ?? this.model),
-      providerID: (this.opts.opencodeProvider as string | undefined) ?? (typeof base.providerID === 'string' ? base.providerID : this.provider),
+      modelID: (this.opts.model as string | undefined) ?? (typeof base.modelID === 'string' ? base.modelID : rec.model ?? this.model),
+      providerID: (this.opts.provider as string | undefined) ?? (typeof base.providerID === 'string' ? base.providerID : this.provider),
       path: { cwd: this.cwd, root: this.cwd },
     }
     info.mode ??= 'build'
@@ -344,7 +346,7 @@ class DocumentWriter implements SessionWriter {
     for (const r of results) {
       const part = this.open?.info.role === 'assistant' ? this.open.tools.get(r.tool_use_id) : undefined
       if (!part) {
-        this.ctx.diagnostics.warn('opencode-orphan-result', `tool result ${r.tool_use_id} has no call in the open step; dropped`, { row: rec.id })
+        this.ctx.diagnostics.warn('orphan-result', `tool result ${r.tool_use_id} has no call in the open step; dropped`, { row: rec.id })
         continue
       }
       this.fill(part, r, t)
@@ -392,7 +394,7 @@ class DocumentWriter implements SessionWriter {
     }
     const msg: ExportMessage = { info: m.info, parts: m.parts }
     const problems = messageProblems(msg, this.ses, new Set(this.lastUser ? [this.lastUser] : []))
-    if (problems.length) throw new FerryError(`invalid OpenCode message: ${problems.slice(0, 3).join('; ')}`, { code: 'EINVALID', position: { file: this.file.path } })
+    if (problems.length) throw new FerryError(`invalid OpenCode message: ${problems.slice(0, 3).join('; ')}`, { code: 'invalid-input', position: { file: this.file.path } })
     await this.file.write((this.wrote++ ? ',' : '') + JSON.stringify(msg))
   }
 
@@ -410,7 +412,7 @@ class DocumentWriter implements SessionWriter {
     }
     if (this.parentSes) info.parentID = this.parentSes
     const problems = sessionInfoProblems(info)
-    if (problems.length) throw new FerryError(`invalid OpenCode session: ${problems.join('; ')}`, { code: 'EINVALID', position: { file: this.file.path } })
+    if (problems.length) throw new FerryError(`invalid OpenCode session: ${problems.join('; ')}`, { code: 'invalid-input', position: { file: this.file.path } })
     await this.file.write(`],"info":${JSON.stringify(info)}}\n`)
     // The document holds the whole transcript: private to the user, like OpenCode's own files.
     await chmod(this.file.tmp, 0o600)
@@ -423,7 +425,7 @@ class DocumentWriter implements SessionWriter {
   private async handOver(written: WrittenSession): Promise<WrittenSession> {
     const doc = this.file.path
     const how = `cd ${shq(this.cwd)} && opencode import ${shq(doc)}`
-    if (this.opts.opencodeImport === false) return { ...written, note: `not imported; to import: ${how}` }
+    if (this.opts.import === false) return { ...written, note: `not imported; to import: ${how}` }
     const bin = findOpencode(this.ctx.env)
     if (!bin) return { ...written, note: `opencode is not on PATH; to import: ${how}` }
     if (!isDirectory(this.cwd)) return { ...written, note: `the session directory ${this.cwd} does not exist here; create it, then: ${how}` }
@@ -432,12 +434,12 @@ class DocumentWriter implements SessionWriter {
       if (db && existsSync(db) && sessionExists(db, this.ses)) {
         // Import never replaces an existing session (upsert of the header, insert-or-ignore of rows).
         const del = await runOpencode(bin, ['session', 'delete', this.ses], this.cwd, this.ctx.env)
-        if (del.code !== 0) throw new FerryError(`opencode session delete ${this.ses} failed (exit ${del.code}): ${tail(del.stderr || del.stdout)}`, { code: 'EIMPORT', position: { file: doc } })
+        if (del.code !== 0) throw new FerryError(`opencode session delete ${this.ses} failed (exit ${del.code}): ${tail(del.stderr || del.stdout)}`, { code: 'import-failed', position: { file: doc } })
       }
     }
     const r = await runOpencode(bin, ['import', doc], this.cwd, this.ctx.env)
     if (r.code !== 0 || !/Imported session/.test(r.stdout + r.stderr)) {
-      throw new FerryError(`opencode import failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}; the document is kept at ${doc}`, { code: 'EIMPORT', position: { file: doc } })
+      throw new FerryError(`opencode import failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}; the document is kept at ${doc}`, { code: 'import-failed', position: { file: doc } })
     }
     await rm(doc, { force: true })
     return { ...written, path: primaryDb(this.ctx) ?? dataDir(this.ctx), note: `imported into OpenCode (opencode import, from ${this.cwd})` }
@@ -473,8 +475,8 @@ function sessionExists(db: string, ses: string): boolean {
   }
 }
 
-export function openCodeSink(ctx: StoreContext, opts: WriteOptions = {}): Writable {
+export function openCodeSink(ctx: StoreContext, opts: OpenCodeWriteOptions = {}): Writable {
   const state: SinkState = { minted: new Map(), created: new Map(), outFileUsed: false }
-  return new SessionSink((header) => DocumentWriter.open(ctx, opts, header, state))
+  return new SessionSink(ctx, 'opencode', (header) => DocumentWriter.open(ctx, opts, header, state))
 }
 

@@ -1,10 +1,12 @@
+/** ZCode: known so that `--to zcode` says clearly that it is not implemented yet. */
 import { resolve } from 'node:path'
-import type { Harness } from '../types.js'
+import { defineHarness } from '../types.js'
+import { tools } from './tools.js'
 
-/** Not implemented yet: no issue covers ZCode. Known so that `--to zcode` says so clearly. */
-export const zcode: Harness = {
+export const zcode = defineHarness({
   id: 'zcode',
   name: 'ZCode',
-  envVars: [],
-  root: (ctx) => ctx.roots.zcode ?? resolve(ctx.home, '.zcode'),
-}
+  kind: 'store',
+  store: { envVars: [], root: (ctx) => ctx.roots.zcode ?? resolve(ctx.home, '.zcode') },
+  tools,
+})

@@ -1,0 +1,65 @@
+/**
+ * Reading the interchange stream: from stdin (`-`) or a file (plain or zstd),
+ * and claiming a path when its first bytes are a ferry record or a
+ * Messages-style JSON document.
+ */
+import { open as openFile, stat } from 'node:fs/promises'
+import { basename, resolve as resolvePath } from 'node:path'
+import { PassThrough, type Readable } from 'node:stream'
+import type { StoreContext } from '../../context.js'
+import { openBytes } from '../../io/bytes.js'
+import { parseStream } from '../../interchange/parse.js'
+import type { SessionInfo } from '../types.js'
+
+export const STDIN = '-'
+export const HARNESS = 'ferry'
+
+export function info(path: string): SessionInfo {
+  const id = path === STDIN ? 'stdin' : basename(path)
+  return { harness: HARNESS, id, sid: `${HARNESS}:${id}`, path, locator: path === STDIN ? {} : { path } }
+}
+
+export async function resolveStream(_ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
+  if (ref === STDIN) return info(STDIN)
+  const path = resolvePath(ref)
+  try {
+    const st = await stat(path)
+    if (!st.isFile()) return null
+    if (!(await looksLikeInterchange(path))) return null
+    return { ...info(path), bytes: st.size }
+  } catch {
+    return null
+  }
+}
+
+export function readStream(ctx: StoreContext, session: SessionInfo): Readable {
+  const parser = parseStream({ file: session.path === STDIN ? '<stdin>' : session.path, diagnostics: ctx.diagnostics, maxLineBytes: ctx.maxLineBytes })
+  if (session.path === STDIN) return process.stdin.pipe(parser)
+  const out = new PassThrough({ objectMode: true })
+  openBytes(session.path).then(
+    ({ stream }) => {
+      stream.on('error', (err) => out.destroy(err))
+      parser.on('error', (err) => out.destroy(err))
+      stream.pipe(parser).pipe(out)
+    },
+    (err: Error) => out.destroy(err),
+  )
+  return out
+}
+
+/** First non-blank bytes are `{"kind":` (a record) or a JSON document start. */
+async function looksLikeInterchange(path: string): Promise<boolean> {
+  const fh = await openFile(path, 'r')
+  try {
+    const buf = Buffer.alloc(4096)
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
+    const head = buf.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart()
+    if (/^\{\s*"kind"\s*:/.test(head)) return true
+    // A Messages document: an object whose text mentions "messages", or a bare array of role objects.
+    // An OpenCode export document ({info, messages: [{info, parts}]}) also has "messages": not ours.
+    if (/^\{\s*"info"\s*:/.test(head) || /"parts"\s*:/.test(head)) return false
+    return (/^\{/.test(head) && /"messages"\s*:/.test(head)) || /^\[\s*\{\s*"role"/.test(head)
+  } finally {
+    await fh.close()
+  }
+}

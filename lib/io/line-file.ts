@@ -1,0 +1,207 @@
+/**
+ * The one line reader every line-based harness uses: a whole file (plain or
+ * zstd, sniffed), a bounded head, a bounded tail, with the run's line cap
+ * from the StoreContext. Over-long lines are reported here, once, with their
+ * file and line; a last line without its newline is flagged so the caller
+ * can tell a torn line from a bad one (`LineReporter.bad`).
+ */
+import { open } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
+import type { Readable } from 'node:stream'
+import type { Code } from '../codes.js'
+import type { Diagnostics } from '../diagnostics.js'
+import { openBytes } from './bytes.js'
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.js'
+
+/** What the reader needs of a StoreContext (kept structural so lib/io imports no context). */
+export interface LineContext {
+  diagnostics: Diagnostics
+  maxLineBytes: number
+}
+
+export interface FileLine {
+  /** 0-based physical line index (blank lines count). */
+  no: number
+  buf: Buffer
+  /** Byte offset of the line start in the (decompressed) file. */
+  offset: number
+  /** The last line of the file, which had no trailing newline. */
+  unterminated?: boolean
+}
+
+export interface ReadLinesOptions {
+  /** Harness or layer named in reports (`codex`). */
+  source: string
+  /** Stop after this many bytes of a plain file: a file being appended to is read as it was. */
+  endByte?: number
+  /** Set by the reader once it knows: the file was zstd-compressed. */
+  info?: { compressed?: boolean }
+  highWaterMark?: number
+}
+
+/** Reports bad lines with the right code: a torn last line is `torn-line`, anything else `bad-line`. */
+export class LineReporter {
+  constructor(
+    private readonly ctx: LineContext,
+    private readonly source: string,
+    readonly file: string,
+  ) {}
+
+  bad(line: Pick<FileLine, 'no' | 'unterminated'>, reason: string, code: Code = 'bad-line'): void {
+    const torn = line.unterminated === true && code === 'bad-line'
+    this.ctx.diagnostics.error(torn ? 'torn-line' : code, torn ? `last line has no newline and does not parse (cut short?): ${reason}` : reason, { file: this.file, line: line.no + 1 }, this.source)
+  }
+
+  overlong(no: number, bytes: number): void {
+    this.ctx.diagnostics.error('line-too-long', `line of ${bytes} bytes is over the ${this.ctx.maxLineBytes}-byte cap (--max-line-bytes); skipped`, { file: this.file, line: no + 1 }, this.source)
+  }
+}
+
+/** A byte splitter with the context's cap whose over-long lines are reported; for synchronous fast paths. */
+export function cappedSplitter(ctx: LineContext, reporter: LineReporter, onLine: (buf: Buffer, no: number) => void): LineSplitter {
+  return new LineSplitter({ maxLineBytes: ctx.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, onLine, onOverlong: (no, bytes) => reporter.overlong(no, bytes) })
+}
+
+/** Every line of the file, in order, with the cap honoured and over-long lines reported. */
+export async function* readLines(ctx: LineContext, path: string, opts: ReadLinesOptions): AsyncGenerator<FileLine> {
+  const reporter = new LineReporter(ctx, opts.source, path)
+  let batch: FileLine[] = []
+  let pos = 0
+  const splitter = new LineSplitter({
+    maxLineBytes: ctx.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    onLine: (buf, no) => {
+      batch.push({ no, buf, offset: pos })
+      pos += buf.length + 1
+    },
+    onOverlong: (no, bytes) => {
+      pos += bytes + 1
+      reporter.overlong(no, bytes)
+    },
+  })
+  let stream: Readable
+  const hwm = opts.highWaterMark ?? 256 * 1024
+  if (opts.endByte !== undefined) {
+    if (opts.endByte === 0) return
+    const opened = await openBytes(path, { highWaterMark: hwm })
+    if (opts.info) opts.info.compressed = opened.compressed
+    if (opened.compressed) stream = opened.stream
+    else {
+      opened.stream.destroy()
+      stream = createReadStream(path, { start: 0, end: opts.endByte - 1, highWaterMark: hwm })
+    }
+  } else {
+    const opened = await openBytes(path, { highWaterMark: hwm })
+    if (opts.info) opts.info.compressed = opened.compressed
+    stream = opened.stream
+  }
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      splitter.push(chunk)
+      if (batch.length) {
+        const out = batch
+        batch = []
+        yield* out
+      }
+    }
+    const before = batch.length
+    if (splitter.end() && batch.length > before) batch[batch.length - 1]!.unterminated = true
+    yield* batch
+  } finally {
+    stream.destroy()
+  }
+}
+
+export interface HeadOptions {
+  /** Stop after this many complete lines. */
+  maxLines: number
+  /** Read at most this many (decompressed) bytes; a line that does not fit ends the head. */
+  maxBytes: number
+}
+
+export interface Head {
+  lines: Buffer[]
+  compressed: boolean
+  /** The file ended within the budget (every line of it is in `lines`, up to maxLines). */
+  whole: boolean
+}
+
+/**
+ * Up to `maxLines` complete lines from the start (plain or zstd), reading at
+ * most `maxBytes`. The byte stream is destroyed as soon as there is enough,
+ * so a compressed file is decompressed only that far; a torn or corrupt file
+ * still gives the complete lines before the damage.
+ */
+export async function readHead(path: string, opts: HeadOptions): Promise<Head> {
+  const { stream, compressed } = await openBytes(path, { highWaterMark: 64 * 1024 })
+  const lines: Buffer[] = []
+  let done = false
+  let overlong = false
+  let ended = false
+  const splitter = new LineSplitter({
+    maxLineBytes: opts.maxBytes,
+    onLine: (buf) => {
+      if (lines.length < opts.maxLines) lines.push(Buffer.from(buf))
+    },
+    onOverlong: () => {
+      overlong = true
+    },
+  })
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      if (done) return
+      done = true
+      stream.destroy()
+      resolve()
+    }
+    stream.on('data', (chunk: Buffer) => {
+      if (done) return
+      splitter.push(chunk)
+      if (overlong || lines.length >= opts.maxLines || splitter.bytes >= opts.maxBytes) stop()
+    })
+    stream.on('error', () => stop())
+    stream.on('end', () => {
+      ended = true
+      if (lines.length < opts.maxLines) splitter.end()
+      stop()
+    })
+    stream.on('close', () => stop())
+  })
+  return { lines, compressed, whole: ended && !overlong }
+}
+
+/** Complete lines within the last `maxBytes` of a plain file (the first, partial one dropped), in file order. */
+export async function readTail(path: string, size: number, maxBytes: number): Promise<Buffer[]> {
+  if (size === 0) return []
+  const fh = await open(path, 'r')
+  try {
+    const len = Math.min(size, maxBytes)
+    const buf = Buffer.alloc(len)
+    const { bytesRead } = await fh.read(buf, 0, len, size - len)
+    const data = buf.subarray(0, bytesRead)
+    let start = 0
+    if (len < size) {
+      const nl = data.indexOf(0x0a)
+      if (nl < 0) return []
+      start = nl + 1
+    }
+    const out: Buffer[] = []
+    while (start < data.length) {
+      let nl = data.indexOf(0x0a, start)
+      if (nl < 0) nl = data.length
+      if (nl > start) out.push(data.subarray(start, nl))
+      start = nl + 1
+    }
+    return out
+  } finally {
+    await fh.close()
+  }
+}
+
+/** JSON.parse of a line, or the Error saying why not. */
+export function parseJsonLine(buf: Buffer): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8'))
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err))
+  }
+}
