@@ -34,7 +34,12 @@ export class MessagesDocReader {
   private readonly emit: (rec: FerryRecord) => void
   private readonly file: string | undefined
 
-  constructor(emit: (rec: FerryRecord) => void, file?: string) {
+  constructor(
+    emit: (rec: FerryRecord) => void,
+    /** Harness id for the sessions of the document (the reading harness's). */
+    private readonly harness: string,
+    file?: string,
+  ) {
     this.emit = emit
     this.file = file
   }
@@ -118,13 +123,13 @@ export class MessagesDocReader {
     const explicit = typeof m.id === 'string' ? m.id : typeof m.session_id === 'string' ? m.session_id : undefined
     // No id given: derive one from the content so reading the same document twice gives the same ids.
     const nativeId = explicit ?? `doc-${createHash('sha256').update(JSON.stringify(seed)).digest('hex').slice(0, 16)}`
-    const sid = sessionKey('ferry', nativeId)
+    const sid = sessionKey(this.harness, nativeId)
     const h: SessionRec = {
       kind: 'session',
       ferry: FERRY_FORMAT,
       sid,
       id: recordId(sid, 'session'),
-      source: { harness: 'ferry', locator: this.file ? { path: this.file } : {} },
+      source: { harness: this.harness, locator: this.file ? { path: this.file } : {} },
       native_id: nativeId,
     }
     for (const k of ['cwd', 'title', 'model', 'created_at', 'updated_at'] as const) if (typeof m[k] === 'string') h[k] = m[k] as string

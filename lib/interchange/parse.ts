@@ -29,6 +29,8 @@ export interface ParseOptions {
   file?: string
   diagnostics: Diagnostics
   maxLineBytes?: number
+  /** Harness id given to sessions read from a Messages document (the reading harness's own id). */
+  documentHarness: string
 }
 
 type Mode = 'undecided' | 'lines' | 'document'
@@ -75,7 +77,7 @@ export function parseStream(opts: ParseOptions): Transform {
 
   let doc: { write: (b: Buffer) => void; end: () => void } | null = null
   const startDocument = () => {
-    const reader = new MessagesDocReader((rec) => out.push(rec), opts.file === '<stdin>' ? undefined : opts.file)
+    const reader = new MessagesDocReader((rec) => out.push(rec), opts.documentHarness, opts.file === '<stdin>' ? undefined : opts.file)
     const p = parser.asStream()
     p.on('data', (tok: { name: string; value?: unknown }) => {
       try {

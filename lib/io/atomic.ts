@@ -4,7 +4,7 @@
  * complete, so an interrupted run never leaves a half-written session that
  * looks finished. Temp names start with `.ferry-tmp-` so that no harness's
  * discovery mistakes them for sessions; a signal handler removes the ones of
- * this process on SIGINT/SIGTERM.
+ * this process on SIGINT/SIGTERM/SIGHUP and on exit (signal-exit).
  *
  * Small whole files go through write-file-atomic; streamed files use
  * AtomicFile (temp file, fsync, rename) because write-file-atomic wants the
@@ -15,6 +15,7 @@ import { createWriteStream, rmSync, type WriteStream } from 'node:fs'
 import { mkdir, link, open, rename, rm, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { once } from 'node:events'
+import { onExit } from 'signal-exit'
 import writeFileAtomic from 'write-file-atomic'
 import { ExistsError } from '../errors.js'
 
@@ -26,13 +27,11 @@ function track(path: string): void {
   live.add(path)
   if (hooked) return
   hooked = true
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(sig, () => {
-      for (const p of live) rmSync(p, { recursive: true, force: true })
-      // Re-raise so the exit status says we were killed by the signal.
-      process.kill(process.pid, sig)
-    })
-  }
+  // signal-exit runs this on every exit path it can see (signals it re-raises
+  // afterwards, so the exit status still says we were killed; process.exit).
+  onExit(() => {
+    for (const p of live) rmSync(p, { recursive: true, force: true })
+  })
 }
 
 export function tempPathFor(finalPath: string): string {
