@@ -1,0 +1,88 @@
+/**
+ * Progress for long work, on stderr and only when stderr is a terminal (never
+ * on stdout, never in a pipe or a CI log), silenced by `--quiet`. Built on
+ * cli-progress; every long-running command uses this one bar so they look
+ * and behave alike: sessions done/total, bytes, rate, ETA.
+ */
+import cliProgress from 'cli-progress'
+
+export interface ProgressOptions {
+  /** Total sessions, when known up front. */
+  total?: number
+  /** Total bytes, when known (drives rate and ETA). */
+  totalBytes?: number
+  /** What is being done, e.g. "archive". */
+  label: string
+  quiet?: boolean
+  /** Where to draw; default process.stderr. Must be a TTY for anything to show. */
+  stream?: NodeJS.WriteStream
+}
+
+export interface Progress {
+  /** One more session done, with the bytes it took. */
+  tick(bytes?: number, what?: string): void
+  /** Bytes read so far within the current session (for one big session). */
+  bytes(n: number): void
+  stop(): void
+}
+
+const NONE: Progress = { tick() {}, bytes() {}, stop() {} }
+
+function human(n: number): string {
+  if (n < 1024) return `${n} B`
+  const units = ['KiB', 'MiB', 'GiB', 'TiB']
+  let v = n / 1024
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`
+}
+
+export function progress(opts: ProgressOptions): Progress {
+  const stream = opts.stream ?? process.stderr
+  if (opts.quiet || !stream.isTTY) return NONE
+  const started = Date.now()
+  let done = 0
+  let bytes = 0
+  let current = ''
+  const byBytes = opts.totalBytes !== undefined && opts.totalBytes > 0
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      hideCursor: true,
+      clearOnComplete: true,
+      etaBuffer: 50,
+      fps: 8,
+      format: (_o, params) => {
+        const secs = Math.max((Date.now() - started) / 1000, 0.001)
+        const rate = `${human(bytes / secs)}/s`
+        const sessions = opts.total !== undefined ? `${done}/${opts.total} sessions` : `${done} sessions`
+        const eta = params.eta > 0 && Number.isFinite(params.eta) ? ` ETA ${params.eta}s` : ''
+        const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 70))
+        const filled = Math.round(params.progress * width)
+        const gauge = byBytes || opts.total !== undefined ? `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ` : ''
+        return `${opts.label} ${gauge}${sessions} ${human(bytes)} ${rate}${eta} ${current}`.slice(0, (stream.columns ?? 80) - 1)
+      },
+    },
+    cliProgress.Presets.shades_classic,
+  )
+  bar.start(byBytes ? opts.totalBytes! : (opts.total ?? 0), 0)
+  const update = () => bar.update(byBytes ? bytes : done)
+  return {
+    tick(n = 0, what = '') {
+      done++
+      bytes += n
+      current = what
+      update()
+    },
+    bytes(n) {
+      bytes += n
+      update()
+    },
+    stop() {
+      bar.stop()
+    },
+  }
+}
