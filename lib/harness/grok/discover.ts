@@ -12,7 +12,8 @@ import type { StoreContext } from '../../context.js'
 import { sessionKey } from '../../model.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
-import { isObj } from './jsonl.js'
+import { parseJsonLine, readHead } from '../../io/line-file.js'
+import { isObj } from './json.js'
 import { decodeGroupName, isSafeComponent } from './paths.js'
 
 const SUMMARY_CAP = 8 * 1024 * 1024
@@ -53,7 +54,7 @@ export async function readSummary(ctx: StoreContext, dir: string): Promise<Summa
     return null
   }
   if (size > SUMMARY_CAP) {
-    ctx.diagnostics.error('bad-meta', `summary.json larger than ${SUMMARY_CAP} bytes, ignored`, { file: path })
+    ctx.diagnostics.error('bad-meta', `summary.json larger than ${SUMMARY_CAP} bytes, ignored`, { file: path }, 'grok')
     return null
   }
   const raw = (await readCapped(path, size)) ?? ''
@@ -63,7 +64,7 @@ export async function readSummary(ctx: StoreContext, dir: string): Promise<Summa
   } catch {
     /* reported below */
   }
-  ctx.diagnostics.error('bad-meta', 'summary.json is not a JSON object, ignored', { file: path })
+  ctx.diagnostics.error('bad-meta', 'summary.json is not a JSON object, ignored', { file: path }, 'grok')
   return null
 }
 
@@ -100,18 +101,19 @@ async function isSessionDir(dir: string): Promise<boolean> {
 }
 
 /** Epoch seconds / agentTimestampMs of the first updates line (bounded head read). */
-async function firstUpdateTime(dir: string): Promise<string | undefined> {
-  const head = await readCapped(join(dir, 'updates.jsonl'), HEAD_CAP)
-  const line = head?.split('\n')[0]
-  if (!line) return undefined
+async function firstUpdateTime(ctx: StoreContext, dir: string): Promise<string | undefined> {
+  let lines: Buffer[]
   try {
-    const env = JSON.parse(line)
-    const ms = env?.params?._meta?.agentTimestampMs
-    if (typeof ms === 'number') return isoTime(ms)
-    if (typeof env?.timestamp === 'number' && env.timestamp > 0) return isoTime(env.timestamp * 1000)
+    lines = (await readHead(join(dir, 'updates.jsonl'), { maxLines: 1, maxBytes: Math.min(HEAD_CAP, ctx.maxLineBytes) })).lines
   } catch {
-    /* a torn first line just means no time */
+    return undefined
   }
+  // A torn or over-long first line just means no time here; reading the session reports it.
+  const env = lines[0] ? parseJsonLine(lines[0]) : undefined
+  if (!isObj(env)) return undefined
+  const ms = isObj(env.params) && isObj(env.params._meta) ? env.params._meta.agentTimestampMs : undefined
+  if (typeof ms === 'number') return isoTime(ms)
+  if (typeof env.timestamp === 'number' && env.timestamp > 0) return isoTime(env.timestamp * 1000)
   return undefined
 }
 
@@ -137,7 +139,7 @@ export async function sessionInfo(ctx: StoreContext, dir: string): Promise<Sessi
   if (title) info.title = title
   if (typeof s.current_model_id === 'string' && s.current_model_id) info.model = s.current_model_id
   if (typeof s.head_branch === 'string' && s.head_branch) info.git_branch = s.head_branch
-  const created = isoTime(s.created_at) ?? (summary ? undefined : await firstUpdateTime(dir))
+  const created = isoTime(s.created_at) ?? (summary ? undefined : await firstUpdateTime(ctx, dir))
   if (created) info.created_at = created
   let updated = isoTime(s.last_active_at) ?? isoTime(s.updated_at)
   if (!updated && !summary) {

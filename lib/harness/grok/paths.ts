@@ -8,10 +8,10 @@
  * ferry writes or replaces is checked to be exactly `<root>/sessions/<group>/<id>`
  * with single, non-dot components, so a hostile id or cwd cannot escape.
  */
-import { createHash } from 'node:crypto'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import { blake3 } from '@noble/hashes/blake3.js'
-import { FerryError } from '../../errors.js'
+import { v5 as uuidV5 } from 'uuid'
+import { UnsafePathError } from '../../errors.js'
 
 const MAX_DIRNAME_BYTES = 255
 const UNRESERVED = /[A-Za-z0-9\-._~]/
@@ -79,25 +79,17 @@ export function decodeGroupName(name: string, cwdFile?: string | null): string |
   return t ? t : undefined
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-export function isUuid(id: string): boolean {
-  return UUID_RE.test(id)
-}
-
 /** A string that is safe as one path component (not empty, no separator, no NUL, not a dot name). */
 export function isSafeComponent(s: string): boolean {
   return s.length > 0 && s.length <= 255 && !/[/\\\0]/.test(s) && s !== '.' && s !== '..'
 }
 
-/** RFC 9562 name-based UUID (v5, SHA-1) in a ferry namespace: the same source session always maps to the same id. */
+/** The namespace of ids ferry derives for Grok; changing it would rename every session ferry already wrote. */
+const GROK_NAMESPACE = '6f1c2b8e-4d7a-4e0f-9b3c-5a7d1e2f3a4b'
+
+/** RFC 9562 name-based UUID (v5): the same source session always maps to the same id. */
 export function uuidFor(name: string): string {
-  const ns = Buffer.from('6f1c2b8e4d7a4e0f9b3c5a7d1e2f3a4b', 'hex')
-  const h = createHash('sha1').update(ns).update(name, 'utf8').digest()
-  h[6] = (h[6]! & 0x0f) | 0x50
-  h[8] = (h[8]! & 0x3f) | 0x80
-  const x = h.subarray(0, 16).toString('hex')
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`
+  return uuidV5(name, GROK_NAMESPACE)
 }
 
 /**
@@ -106,12 +98,12 @@ export function uuidFor(name: string): string {
  */
 export function sessionDirPath(root: string, group: string, id: string): string {
   if (!isSafeComponent(group) || !isSafeComponent(id)) {
-    throw new FerryError(`refusing unsafe Grok session path component: ${JSON.stringify(group)}/${JSON.stringify(id)}`, { code: 'unsafe-path' })
+    throw new UnsafePathError(`refusing unsafe Grok session path component: ${JSON.stringify(group)}/${JSON.stringify(id)}`)
   }
   const sessions = resolve(root, 'sessions')
   const dir = resolve(sessions, group, id)
   if (dirname(dirname(dir)) !== sessions || basename(dir) !== id || basename(dirname(dir)) !== group || !dir.startsWith(sessions + sep)) {
-    throw new FerryError(`refusing Grok session path outside ${sessions}: ${dir}`, { code: 'unsafe-path' })
+    throw new UnsafePathError(`refusing Grok session path outside ${sessions}: ${dir}`, dir)
   }
   return dir
 }
@@ -120,7 +112,7 @@ export function sessionDirPath(root: string, group: string, id: string): string 
 export function insideSession(dir: string, rel: string): string {
   const parts = rel.split('/')
   if (rel.startsWith('/') || parts.some((p) => !isSafeComponent(p))) {
-    throw new FerryError(`refusing unsafe path inside a Grok session: ${JSON.stringify(rel)}`, { code: 'unsafe-path' })
+    throw new UnsafePathError(`refusing unsafe path inside a Grok session: ${JSON.stringify(rel)}`)
   }
   return join(dir, ...parts)
 }

@@ -18,13 +18,14 @@ import { chmod, lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { once } from 'node:events'
 import { dirname, join, resolve } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { FerryError } from '../../errors.js'
+import { validate as isUuid } from 'uuid'
+import { UnsafePathError } from '../../errors.js'
 import { AtomicDir, exists, writeWholeFile } from '../../io/atomic.js'
-import { parseSessionKey, resultText, type Block, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
+import { resultText, sourceHarness, type Block, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
 import { toNative } from '../../tools/table.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WriteOptions, WrittenSession } from '../types.js'
-import { encodeCwdDirname, insideSession, isUuid, sessionDirPath, uuidFor } from './paths.js'
+import { encodeCwdDirname, insideSession, sessionDirPath, uuidFor } from './paths.js'
 import { extForMime, imageFilesBlock, wrapQuery } from './text.js'
 
 /** Grok 1.0.6's built-in default model (xai-grok-models/default_models.json), used when the source model is not a Grok one. */
@@ -83,15 +84,17 @@ class Spool {
   }
 }
 
-export function grokSink(ctx: StoreContext, opts: WriteOptions, root: string) {
-  const sink: SessionSink = new SessionSink(ctx, 'grok', (header) => openSession(ctx, opts, root, header), {
-  })
-  return sink
+/**
+ * A session that exists (without force) or whose path would be unsafe makes
+ * openSession throw; SessionSink applies the one sink policy to it.
+ */
+export function grokSink(ctx: StoreContext, opts: WriteOptions, root: string): SessionSink {
+  return new SessionSink(ctx, 'grok', (header) => openSession(ctx, opts, root, header))
 }
 
 async function openSession(ctx: StoreContext, opts: WriteOptions, rootIn: string, header: SessionRec): Promise<SessionWriter> {
   const root = resolve(opts.out ?? rootIn)
-  const source = parseSessionKey(header.sid).harness || header.source.harness
+  const source = sourceHarness(header)
   const same = source === 'grok'
   const id = same && isUuid(header.native_id) ? header.native_id.toLowerCase() : uuidFor(header.sid)
   const cwd = header.cwd && header.cwd.startsWith('/') && !header.cwd.includes('\0') ? header.cwd : ctx.home
@@ -101,7 +104,7 @@ async function openSession(ctx: StoreContext, opts: WriteOptions, rootIn: string
   await mkdir(groupDir, { recursive: true, mode: 0o700 })
   // A symlinked group dir would let a replace land outside the store.
   if ((await lstat(groupDir)).isSymbolicLink() || (await lstat(dirname(groupDir))).isSymbolicLink()) {
-    throw new FerryError(`refusing to write through a symlink: ${groupDir}`, { code: 'unsafe-path' })
+    throw new UnsafePathError(`refusing to write through a symlink: ${groupDir}`, groupDir)
   }
   if (hashed && !(await exists(join(groupDir, '.cwd')))) await writeWholeFile(join(groupDir, '.cwd'), cwd, { mode: 0o600 })
   const force = opts.force === true

@@ -16,6 +16,8 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
+import { Diagnostics } from '../../diagnostics.js'
+import { LineReporter, parseJsonLine, readHead, readLines, type LineContext } from '../../io/line-file.js'
 import {
   recordId,
   sessionKey,
@@ -31,7 +33,7 @@ import {
 } from '../../model.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
 import { isoTime, readSummary, titleOf } from './discover.js'
-import { fileLines, isObj, parseLine } from './jsonl.js'
+import { isObj } from './json.js'
 import { isSafeComponent } from './paths.js'
 import { isUserInfo, parseDataUrl, stripUserText, workspacePath } from './text.js'
 import { buildUpdatesIndex, lineTimestamp, loadImages, unwrap, type PromptInfo, type UpdatesIndex } from './updates-index.js'
@@ -40,6 +42,13 @@ export const FORMAT = 'grok/jsonl'
 const SIDECAR_CAP = 64 * 1024 * 1024
 /** Session files handled line by line, and scratch Grok never needs back. */
 const NOT_SIDECAR = /^(summary\.json|chat_history\.jsonl|updates\.jsonl)$|\.lock$|\.corrupt$|\.tmp$|^terminal(\/|$)/
+
+/**
+ * updates.jsonl is read more than once (index, rebuild, native lines); only
+ * the index pass reports its lines, so each problem is reported once. The
+ * cap is the same on every pass.
+ */
+const quietly = (ctx: StoreContext): LineContext => ({ diagnostics: new Diagnostics({ stream: null }), maxLineBytes: ctx.maxLineBytes })
 
 const CONTEXT_KIND: Record<string, string> = {
   system_reminder: 'reminder',
@@ -135,13 +144,13 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOptions)
   const chatState = await fileState(chatPath)
   const updState = await fileState(updPath)
   if (isObj(s.info) && typeof s.info.id === 'string' && s.info.id !== info.id) {
-    ctx.diagnostics.warn('id-mismatch', `summary.json info.id ${JSON.stringify(s.info.id).slice(0, 80)} differs from the directory name; using the directory name`, { file: join(dir, 'summary.json') })
+    ctx.diagnostics.warn('id-mismatch', `summary.json info.id ${JSON.stringify(s.info.id).slice(0, 80)} differs from the directory name; using the directory name`, { file: join(dir, 'summary.json') }, 'grok')
   }
   const idx: UpdatesIndex | null = updState !== 'absent' ? await buildUpdatesIndex(ctx, updPath) : null
 
   // Header
   let cwd = isObj(s.info) && typeof s.info.cwd === 'string' && s.info.cwd ? s.info.cwd : info.cwd
-  if (!cwd && chatState === 'present') cwd = await preambleCwd(chatPath)
+  if (!cwd && chatState === 'present') cwd = await preambleCwd(ctx, chatPath)
   const { title, source: titleSource } = titleOf(s)
   const git: { branch?: string; commit?: string; remote?: string } = {}
   if (typeof s.head_branch === 'string') git.branch = s.head_branch
@@ -187,7 +196,7 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOptions)
 
   if (nativeOn) {
     if (updState === 'present') {
-      for await (const { no, buf } of fileLines(updPath)) {
+      for await (const { no, buf } of readLines(quietly(ctx), updPath, { source: 'grok' })) {
         const rec: NativeRec = {
           kind: 'native',
           sid,
@@ -205,7 +214,7 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOptions)
       const path = join(dir, rel)
       const st = await stat(path)
       if (st.size > SIDECAR_CAP) {
-        ctx.diagnostics.warn('side-file', `sidecar larger than ${SIDECAR_CAP} bytes not carried`, { file: path })
+        ctx.diagnostics.warn('side-file', `sidecar larger than ${SIDECAR_CAP} bytes not carried`, { file: path }, 'grok')
         continue
       }
       const bytes = await readFile(path)
@@ -225,11 +234,11 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOptions)
   yield { kind: 'end', sid, id: recordId(sid, 'end'), complete: true, counts, ...(title ? { title } : {}) }
 }
 
-async function preambleCwd(chatPath: string): Promise<string | undefined> {
-  let n = 0
-  for await (const { buf } of fileLines(chatPath)) {
-    if (++n > 8) break
-    const v = parseLine(buf)
+/** The cwd from a `<user_info>` preamble in the first lines; the full read reports any bad ones. */
+async function preambleCwd(ctx: StoreContext, chatPath: string): Promise<string | undefined> {
+  const { lines } = await readHead(chatPath, { maxLines: 8, maxBytes: ctx.maxLineBytes })
+  for (const buf of lines) {
+    const v = parseJsonLine(buf)
     if (!isObj(v) || !Array.isArray(v.content)) continue
     for (const p of v.content) if (isObj(p) && typeof p.text === 'string' && isUserInfo(p.text)) return workspacePath(p.text)
   }
@@ -268,13 +277,14 @@ async function* fromChatHistory(
     return out
   }
 
-  const lines = fileLines(path, { onOverlong: (no, bytes) => ctx.diagnostics.error('line-too-long', `line of ${bytes} bytes skipped`, { file: path, line: no + 1 }) })
-  for await (const { no, buf } of lines) {
+  const reporter = new LineReporter(ctx, 'grok', path)
+  for await (const line of readLines(ctx, path, { source: 'grok' })) {
+    const { no, buf } = line
     if (buf.toString('latin1').trim() === '') continue
-    const v = parseLine(buf)
+    const v = parseJsonLine(buf)
     if (!isObj(v)) {
       counts.skipped_lines++
-      ctx.diagnostics.error('bad-line', `unparsable chat_history line: ${v instanceof Error ? v.message : 'not an object'}`, { file: path, line: no + 1 })
+      reporter.bad(line, `unparsable chat_history line: ${v instanceof Error ? v.message : 'not an object'}`)
       // Skipped for the conversation, but a native round trip still puts the bytes back (Grok keeps them too).
       if (nativeOn) {
         const bad: FerryRecord = { kind: 'native', sid, id: recordId(sid, `chat_history:l${no}`), native_type: 'grok/unparsable', native: { format: FORMAT, file: 'chat_history', line: no, raw: buf.toString('utf8') } }
@@ -443,9 +453,9 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
     }
     return m
   }
-  for await (const { no, buf } of fileLines(path)) {
+  for await (const { no, buf } of readLines(quietly(ctx), path, { source: 'grok' })) {
     if (buf.toString('latin1').trim() === '') continue
-    const env = parseLine(buf)
+    const env = parseJsonLine(buf)
     if (!isObj(env)) continue // already reported by the index pass
     const { params, update } = unwrap(env)
     if (!update) continue
@@ -505,7 +515,7 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
       continue
     }
     if (su === 'turn_completed' && typeof update.stop_reason === 'string') stop = update.stop_reason
-    if (su === 'compaction_checkpoint') ctx.diagnostics.warn('unsupported', 'compaction checkpoint in a session rebuilt from updates.jsonl: earlier messages are kept', { file: path, line: no + 1 })
+    if (su === 'compaction_checkpoint') ctx.diagnostics.warn('unsupported', 'compaction checkpoint in a session rebuilt from updates.jsonl: earlier messages are kept', { file: path, line: no + 1 }, 'grok')
   }
   const u = flushUser()
   if (u) yield u

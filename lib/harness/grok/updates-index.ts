@@ -9,11 +9,13 @@
  * non-negative integer no larger than the number of lines read so far (every
  * prompt writes at least one line), so a value like 1e12 or -5 is ignored and
  * never sizes anything. Image payloads are not kept: only the byte offset and
- * length of their line, read back when the prompt is emitted.
+ * length of their line, read back when the prompt is emitted. This pass is
+ * the one that reports the file's bad and over-long lines.
  */
 import { open } from 'node:fs/promises'
 import type { StoreContext } from '../../context.js'
-import { fileLines, isObj, parseLine } from './jsonl.js'
+import { LineReporter, parseJsonLine, readLines } from '../../io/line-file.js'
+import { isObj } from './json.js'
 
 export interface ImageRef {
   offset?: number
@@ -80,13 +82,14 @@ export async function buildUpdatesIndex(ctx: StoreContext, path: string): Promis
   let curPi: number | undefined
   let run: 'text' | 'thought' | null = null
   const cur = (): PromptInfo | undefined => idx.prompts[idx.prompts.length - 1]
-  const lines = fileLines(path, { onOverlong: (no, bytes) => ctx.diagnostics.error('line-too-long', `line of ${bytes} bytes skipped`, { file: path, line: no + 1 }) }, info)
-  for await (const { no, buf, offset } of lines) {
+  const reporter = new LineReporter(ctx, 'grok', path)
+  for await (const line of readLines(ctx, path, { source: 'grok', info })) {
+    const { no, buf, offset } = line
     idx.lines = no + 1
     if (buf.length === 0 || buf.toString('latin1').trim() === '') continue
-    const env = parseLine(buf)
+    const env = parseJsonLine(buf)
     if (!isObj(env)) {
-      ctx.diagnostics.error('bad-line', `unparsable updates line: ${env instanceof Error ? env.message : 'not an object'}`, { file: path, line: no + 1 })
+      reporter.bad(line, `unparsable updates line: ${env instanceof Error ? env.message : 'not an object'}`)
       continue
     }
     const { params, update } = unwrap(env)
@@ -158,7 +161,7 @@ export async function loadImages(idx: UpdatesIndex, refs: ImageRef[]): Promise<A
       }
       const buf = Buffer.alloc(r.length!)
       await fh!.read(buf, 0, r.length!, r.offset!)
-      const env = parseLine(buf)
+      const env = parseJsonLine(buf)
       const c = isObj(env) ? unwrap(env).update?.content : undefined
       if (isObj(c) && typeof c.data === 'string') out.push({ mime: typeof c.mimeType === 'string' ? c.mimeType : 'image/png', data: c.data })
     }

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createContext, type StoreContext } from '../../../lib/context.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
+import { NotWrittenError } from '../../../lib/errors.js'
 import type { FerryRecord } from '../../../lib/model.js'
 import type { WrittenSession } from '../../../lib/harness/types.js'
 import { grok } from '../../../lib/harness/grok/index.js'
@@ -24,13 +25,23 @@ export async function readAll(ctx: StoreContext, path: string, native = false): 
   return out
 }
 
-export async function writeAll(ctx: StoreContext, records: FerryRecord[], opts: { out?: string; force?: boolean } = {}): Promise<{ written: WrittenSession[]; errors: unknown[] }> {
+/** Writes through the Grok sink; a stream with sessions not written (the sink policy) resolves with them in `rejected`. */
+export async function writeAll(
+  ctx: StoreContext,
+  records: FerryRecord[],
+  opts: { out?: string; force?: boolean } = {},
+): Promise<{ written: WrittenSession[]; errors: unknown[]; rejected?: NotWrittenError }> {
   const sink = grok.sink!(ctx, opts)
   const written: WrittenSession[] = []
   const errors: unknown[] = []
   sink.on('written', (w: WrittenSession) => written.push(w))
   sink.on('session-error', (e: unknown) => errors.push(e))
-  await pipeline(Readable.from(records, { objectMode: true }), sink)
+  try {
+    await pipeline(Readable.from(records, { objectMode: true }), sink)
+  } catch (err) {
+    if (!(err instanceof NotWrittenError)) throw err
+    return { written, errors, rejected: err }
+  }
   return { written, errors }
 }
 

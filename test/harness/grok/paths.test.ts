@@ -36,10 +36,10 @@ t.test('over-long encodings become <slug>-<blake3 hex16> (Grok paths.rs)', async
 t.test('paths are always <root>/sessions/<group>/<id>', async (t) => {
   t.equal(sessionDirPath('/r', '%2Fa', 'b'), '/r/sessions/%2Fa/b')
   for (const [g, id] of [['%2Fa', '../../x'], ['..', 'b'], ['%2Fa', '..'], ['a/b', 'c'], ['%2Fa', 'x\0y'], ['%2Fa', ''], ['.', 'b']]) {
-    t.throws(() => sessionDirPath('/r', g!, id!), { code: 'EUNSAFE' }, `${JSON.stringify(g)}/${JSON.stringify(id)}`)
+    t.throws(() => sessionDirPath('/r', g!, id!), { code: 'unsafe-path', name: 'UnsafePathError' }, `${JSON.stringify(g)}/${JSON.stringify(id)}`)
   }
-  t.throws(() => insideSession('/r/s', '../summary.json'), { code: 'EUNSAFE' })
-  t.throws(() => insideSession('/r/s', '/etc/passwd'), { code: 'EUNSAFE' })
+  t.throws(() => insideSession('/r/s', '../summary.json'), { code: 'unsafe-path', name: 'UnsafePathError' })
+  t.throws(() => insideSession('/r/s', '/etc/passwd'), { code: 'unsafe-path', name: 'UnsafePathError' })
   t.equal(insideSession('/r/s', 'assets/image-1.png'), '/r/s/assets/image-1.png')
 })
 
@@ -47,4 +47,7 @@ t.test('derived session ids are deterministic UUIDs', async (t) => {
   t.match(uuidFor('claude-code:abc'), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   t.equal(uuidFor('claude-code:abc'), uuidFor('claude-code:abc'))
   t.not(uuidFor('claude-code:abc'), uuidFor('claude-code:abd'))
+  // The ids the hand-written v5 minted before it became the uuid package: sessions ferry wrote keep their names.
+  t.equal(uuidFor('claude-code:abc'), 'cd66b502-3670-5c50-97fb-2047959655d4')
+  t.equal(uuidFor('grok:../../x'), '7afe4e9e-9763-5299-913d-b7054d61bee2')
 })

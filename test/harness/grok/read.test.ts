@@ -1,8 +1,10 @@
 import t from 'tap'
-import { cpSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { grok } from '../../../lib/harness/grok/index.js'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
+import { createContext } from '../../../lib/context.js'
+import { Diagnostics } from '../../../lib/diagnostics.js'
 import { tempDir } from '../../helpers.js'
 import { ctxFor, GROK_FIXTURES, readAll } from './helpers.js'
 
@@ -110,9 +112,10 @@ t.test('hostile input: promptIndex 1e12 / -5 ignored, torn line reported, sessio
   const m = msgs(recs)
   t.match(m[0], { ts: '2026-11-01T08:00:00.000Z' }, 'the prompt still gets its time (chunks grouped as one run)')
   t.match(m[3], { stop_reason: 'aborted' })
-  const codes = ctx.diagnostics.items.map((d) => `${d.code}@${d.position?.line ?? ''}`)
-  t.ok(codes.includes('EBADLINE@5'), `torn chat line reported with its 1-based line (${codes})`)
-  t.ok(codes.includes('EIDMISMATCH@'))
+  const codes = ctx.diagnostics.items.map((d) => `${d.source}:${d.code}@${d.position?.line ?? ''}`)
+  // The cut-off line still ends in a newline, so it is a bad line, not a torn one.
+  t.ok(codes.includes('grok:bad-line@5'), `torn chat line reported with its 1-based line (${codes})`)
+  t.ok(codes.includes('grok:id-mismatch@'))
 })
 
 t.test('a huge hostile promptIndex never sizes memory, and a missing file mid-read is not a crash', async (t) => {
@@ -128,4 +131,62 @@ t.test('a huge hostile promptIndex never sizes memory, and a missing file mid-re
   writeFileSync(join(dir, 'updates.jsonl'), lines.join('\n') + '\n')
   const recs = await readAll(ctxFor(root), dir)
   t.equal(msgs(recs)[0]!.ts, new Date(1793520000 * 1000).toISOString())
+})
+
+/** A copy of the v1 fixture session under a temp root, to damage. */
+function v1Copy(t: Parameters<typeof tempDir>[0]): { root: string; dir: string } {
+  const root = tempDir(t)
+  const rel = join('sessions', '%2Fhome%2Fdev%2Fdemo-app', V1_ID)
+  mkdirSync(join(root, rel), { recursive: true })
+  cpSync(join(V1, rel), join(root, rel), { recursive: true })
+  return { root, dir: join(root, rel) }
+}
+
+const located = (ctx: { diagnostics: Diagnostics }) => ctx.diagnostics.items.map((d) => `${d.source}:${d.code}@${d.position?.file?.split('/').at(-1) ?? ''}:${d.position?.line ?? ''}`)
+
+t.test('a last line cut short (no newline, does not parse) is torn-line, located', async (t) => {
+  const { root, dir } = v1Copy(t)
+  const chat = join(dir, 'chat_history.jsonl')
+  const n = readFileSync(chat, 'utf8').split('\n').length
+  appendFileSync(chat, '{"type":"assistant","content":"cut sh')
+  const ctx = ctxFor(root)
+  const recs = await readAll(ctx, dir)
+  t.same(located(ctx), [`grok:torn-line@chat_history.jsonl:${n}`])
+  t.equal(msgs(recs).length, msgs(await readAll(ctxFor(V1), V1_ID)).length, 'every whole line still read')
+})
+
+t.test('a summary.json that is not JSON is bad-meta from grok, and the session is still read', async (t) => {
+  const { root, dir } = v1Copy(t)
+  writeFileSync(join(dir, 'summary.json'), '{"info": {"id": ')
+  const ctx = ctxFor(root)
+  const recs = await readAll(ctx, dir)
+  t.ok(located(ctx).includes('grok:bad-meta@summary.json:'), String(located(ctx)))
+  t.ok(msgs(recs).length > 4)
+})
+
+t.test('--max-line-bytes is honoured by every Grok read path (chat_history, updates index, rebuild, native lines)', async (t) => {
+  const { root, dir } = v1Copy(t)
+  const big = 'x'.repeat(5000)
+  // chat_history: a 5 KB user prompt after the others.
+  appendFileSync(join(dir, 'chat_history.jsonl'), JSON.stringify({ type: 'user', content: [{ type: 'text', text: big }] }) + '\n')
+  const chatLines = readFileSync(join(dir, 'chat_history.jsonl'), 'utf8').trimEnd().split('\n').length
+  appendFileSync(join(dir, 'updates.jsonl'), JSON.stringify({ timestamp: 1, method: 'session/update', params: { sessionId: V1_ID, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: big } } } }) + '\n')
+  const updLines = readFileSync(join(dir, 'updates.jsonl'), 'utf8').trimEnd().split('\n').length
+  // Every line of the fixture is shorter than 1000 bytes.
+  const ctx = createContext({ home: '/nonexistent-home', roots: { grok: root }, diagnostics: new Diagnostics({ stream: null }), maxLineBytes: 1000 })
+  const recs = await readAll(ctx, dir, true)
+  t.same(located(ctx).sort(), [`grok:line-too-long@chat_history.jsonl:${chatLines}`, `grok:line-too-long@updates.jsonl:${updLines}`].sort(), 'each over-long line reported once, with file:line')
+  t.notOk(JSON.stringify(recs).includes(big), 'no over-long line is carried, modelled or native')
+  t.equal(msgs(recs).length, msgs(await readAll(ctxFor(V1), V1_ID)).length, 'the other lines are read')
+
+  // A session rebuilt from updates.jsonl alone takes the cap on that path too.
+  const rebuilt = tempDir(t)
+  const rdir = join(rebuilt, 'sessions', '%2Fsrv%2Fno-chat', '0a000000-0000-4000-8000-000000000002')
+  cpSync(edgeDir('%2Fsrv%2Fno-chat', 2), rdir, { recursive: true })
+  appendFileSync(join(rdir, 'updates.jsonl'), JSON.stringify({ timestamp: 1, method: 'session/update', params: { sessionId: 'x', update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: big } } } }) + '\n')
+  const rctx = createContext({ home: '/nonexistent-home', roots: { grok: rebuilt }, diagnostics: new Diagnostics({ stream: null }), maxLineBytes: 1000 })
+  const rrecs = await readAll(rctx, rdir)
+  t.equal(rctx.diagnostics.items.filter((d) => d.code === 'line-too-long').length, 1, 'reported once over three passes of updates.jsonl')
+  t.notOk(JSON.stringify(rrecs).includes(big))
+  t.equal(msgs(rrecs).length, 4)
 })

@@ -4,6 +4,10 @@ import { join } from 'node:path'
 import { grok } from '../../../lib/harness/grok/index.js'
 import { encodeCwdDirname } from '../../../lib/harness/grok/paths.js'
 import type { FerryRecord, MessageRec, SessionRec } from '../../../lib/model.js'
+import { Readable } from 'node:stream'
+import { cpSync } from 'node:fs'
+import { context, open, pipeline, sink, NotWrittenError } from '../../../lib/index.js'
+import { Diagnostics } from '../../../lib/diagnostics.js'
 import { tempDir } from '../../helpers.js'
 import { ctxFor, GROK_FIXTURES, modelled, readAll, tree, writeAll } from './helpers.js'
 
@@ -40,6 +44,7 @@ t.test('a written session is complete and consistent', async (t) => {
   // Pretend it came from another harness, with a hostile id: the writer must mint a UUID.
   const foreign = recs.map((r) => ({ ...r, sid: 'claude-code:../../x' })) as FerryRecord[]
   ;(foreign[0] as SessionRec).native_id = '../../x'
+  ;(foreign[0] as SessionRec).source = { harness: 'claude-code', locator: {} }
   const out = tempDir(t)
   const { written, errors } = await writeAll(ctxFor(out), foreign)
   t.same(errors, [])
@@ -146,7 +151,8 @@ t.test('hostile ids and overwrites: never outside <root>/sessions/<group>/<id>, 
   t.same(readdirSync(out), ['sessions'])
   const second = await writeAll(ctxFor(out), recs)
   t.equal(second.written.length, 0)
-  t.match(second.errors, [{ code: 'EEXIST' }], 'refused without --force')
+  t.match(second.errors, [{ code: 'exists' }], 'refused without --force')
+  t.match(second.rejected, { code: 'not-written', failures: [{ sid, error: { code: 'exists' } }] })
   const third = await writeAll(ctxFor(out), recs, { force: true })
   t.equal(third.written[0]!.path, w.path, 'replaced with --force')
   t.same(readdirSync(join(out, 'sessions', w.path.split('/').at(-2)!)), [w.id], 'no temp leftovers')
@@ -166,4 +172,58 @@ t.test('long cwd: hashed group name with a .cwd file', async (t) => {
   const info = await grok.resolve!(ctxFor(out), written[0]!.id)
   t.equal(info!.cwd, cwd)
   t.notOk(existsSync(join(out, 'sessions', group, written[0]!.id, 'assets')))
+})
+
+t.test('sink policy (library): an existing session without force rejects pipeline() with NotWrittenError, nothing touched', async (t) => {
+  const root = tempDir(t)
+  cpSync(join(GROK_FIXTURES, 'v1'), root, { recursive: true })
+  const ctx = context({ home: '/nonexistent-home', roots: { grok: root }, diagnostics: new Diagnostics({ stream: null }) })
+  const before = tree(root)
+  const err = await pipeline(await open('grok:01a1f84a', { ctx }), sink('grok', { ctx })).then(
+    () => null,
+    (e: unknown) => e,
+  )
+  t.ok(err instanceof NotWrittenError, `rejects with NotWrittenError (${String(err)})`)
+  t.equal((err as NotWrittenError).failures[0]!.error.code, 'exists')
+  t.equal((err as NotWrittenError).failures.length, 1)
+  const after = tree(root)
+  t.same([...after.keys()].sort(), [...before.keys()].sort(), 'same files, no temp dir left')
+  for (const [k, v] of before) t.ok(after.get(k)!.equals(v), `${k} byte-identical`)
+  t.match(ctx.diagnostics.items, [{ severity: 'error', source: 'grok', code: 'exists' }], 'reported once, by the sink policy')
+})
+
+t.test('sink policy (library): the first session exists, the second is still written', async (t) => {
+  const root = tempDir(t)
+  cpSync(join(GROK_FIXTURES, 'v1'), root, { recursive: true })
+  const ctx = context({ home: '/nonexistent-home', roots: { grok: root }, diagnostics: new Diagnostics({ stream: null }) })
+  const existing = await readAll(ctx, '01a1f84a', true)
+  const sid = 'ferry:second'
+  const fresh: FerryRecord[] = [
+    { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: 'second', cwd: '/srv/two' },
+    { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
+  ]
+  const s = sink('grok', { ctx })
+  const written: string[] = []
+  s.on('written', (w: { path: string }) => written.push(w.path))
+  const err = await pipeline(Readable.from([...existing, ...fresh], { objectMode: true }), s).then(() => null, (e: unknown) => e)
+  t.match(err, { code: 'not-written', failures: [{ sid: `grok:${existing[0]!.kind === 'session' ? existing[0]!.native_id : ''}`, error: { code: 'exists' } }] })
+  t.equal(written.length, 1)
+  t.ok(existsSync(join(written[0]!, 'summary.json')), 'the second session committed')
+  t.match(written[0], /\/sessions\/%2Fsrv%2Ftwo\//)
+})
+
+t.test('which harness a session came from: the header source first (sourceHarness), then the sid', async (t) => {
+  // A Grok session whose sid a transform renamed: still Grok, so its own UUID is kept.
+  const id = '0c000000-0000-4000-8000-0000000000aa'
+  const sid = 'renamed:abc'
+  const recs: FerryRecord[] = [
+    { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'grok', locator: {} }, native_id: id, cwd: '/srv/x' },
+    { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
+  ]
+  const out = tempDir(t)
+  t.equal((await writeAll(ctxFor(out), recs)).written[0]!.id, id)
+  // No header source: the sid prefix decides (a header-less claude-code session gets a derived id).
+  const h = 'claude-code:' + id
+  const bare = (await writeAll(ctxFor(tempDir(t)), [{ kind: 'message', sid: h, id: `${h}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] }])).written[0]!
+  t.not(bare.id, id)
 })
