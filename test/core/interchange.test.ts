@@ -82,7 +82,7 @@ t.test('an over-long line is skipped with a located report, not a crash', async 
   lines.splice(2, 0, huge)
   const r = await ferry(['--max-line-bytes', '100000', 'cat', '-'], { input: lines.join('\n') + '\n' })
   t.equal(r.code, 1)
-  t.match(r.stderr, /<stdin>:3: line of 300\d+ bytes is over the 100000-byte cap; skipped/)
+  t.match(r.stderr, /<stdin>:3: line of 300\d+ bytes is over the 100000-byte cap \(--max-line-bytes\); skipped/)
   t.equal(records(r.stdout).filter((x) => x.kind === 'message').length, 2)
 })
 
