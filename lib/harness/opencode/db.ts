@@ -47,7 +47,7 @@ const OPTS = { readonly: true, fileMustExist: true, timeout: 5000 } as const
 
 /** Opens `path` read-only so that neither it nor its `-wal`/`-shm` change. */
 export function openReadOnly(path: string): ReadOnlyDb {
-  if (!existsSync(path)) throw new FerryError('database not found', { code: 'no-session', position: { file: path } })
+  if (!existsSync(path)) throw new FerryError('database not found', { code: 'db-error', position: { file: path }, source: 'opencode' })
   const wal = existsSync(`${path}-wal`)
   const shm = existsSync(`${path}-shm`)
   const attempt = !wal && !shm ? ('immutable' as const) : wal && shm ? ('readonly_shm' as const) : null
@@ -82,7 +82,7 @@ function openSnapshot(path: string, wal: boolean): ReadOnlyDb {
     }
   } catch (err) {
     rmSync(dir, { recursive: true, force: true })
-    throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, cause: err })
+    throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source: 'opencode', cause: err })
   }
 }
 
@@ -90,4 +90,28 @@ function openSnapshot(path: string, wal: boolean): ReadOnlyDb {
 export function columns(db: Database.Database, table: string): Set<string> {
   const rows = db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>
   return new Set(rows.map((r) => r.name))
+}
+
+/** Whether `ses` is in the database at `path` (false when it cannot be read: nothing there to collide with). */
+export function sessionExists(path: string, ses: string): boolean {
+  if (!existsSync(path)) return false
+  let h: ReadOnlyDb
+  try {
+    h = openReadOnly(path)
+  } catch {
+    return false
+  }
+  try {
+    return h.db.prepare('SELECT 1 FROM session WHERE id = ?').get(ses) !== undefined
+  } catch {
+    return false
+  } finally {
+    h.close()
+  }
+}
+
+/** A database error met mid-query (locked, corrupt page) as the FerryError every caller reports. */
+export function dbError(err: unknown, path: string): FerryError {
+  if (err instanceof FerryError) return err
+  return new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source: 'opencode', cause: err })
 }

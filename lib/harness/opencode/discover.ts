@@ -4,10 +4,10 @@
  * reading a parent emits its children anyway.
  */
 import { sessionKey } from '../../model.js'
-import { UsageError, errorMessage } from '../../errors.js'
+import { UsageError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
-import { columns, openReadOnly } from './db.js'
+import { columns, dbError, openReadOnly } from './db.js'
 import { databases } from './paths.js'
 
 /** Session columns ferry uses; any may be missing in older or newer schemas except `id`. */
@@ -80,13 +80,18 @@ export function toInfo(db: string, row: SessionRow): SessionInfo {
   return info
 }
 
+function report(ctx: StoreContext, err: unknown, path: string): void {
+  const e = dbError(err, path)
+  ctx.diagnostics.error(e.code, e.message, e.position, 'opencode')
+}
+
 export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncIterable<SessionInfo> {
   for (const path of databases(ctx)) {
     let h
     try {
       h = openReadOnly(path)
     } catch (err) {
-      ctx.diagnostics.error('db-error', errorMessage(err), { file: path })
+      report(ctx, err, path)
       continue
     }
     try {
@@ -98,6 +103,9 @@ export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): 
       const order = cols.has('time_created') ? ' ORDER BY time_created DESC, id' : ' ORDER BY id'
       const sql = sessionSelect(cols) + (where.length ? ` WHERE ${where.join(' AND ')}` : '') + order
       for (const row of h.db.prepare(sql).iterate() as IterableIterator<SessionRow>) yield toInfo(path, row)
+    } catch (err) {
+      // One unreadable database (corrupt, locked past the timeout) must not hide the others.
+      report(ctx, err, path)
     } finally {
       h.close()
     }
@@ -124,6 +132,8 @@ export async function resolveSession(ctx: StoreContext, ref: string): Promise<Se
       // substr instead of LIKE: `_` in ids is a LIKE wildcard.
       const rows = h.db.prepare(`${sessionSelect(cols)} WHERE substr(id, 1, ?) = ? LIMIT 2`).all(id.length, id) as SessionRow[]
       for (const r of rows) found.push(toInfo(path, r))
+    } catch (err) {
+      throw dbError(err, path)
     } finally {
       h.close()
     }

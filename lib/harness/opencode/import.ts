@@ -1,29 +1,32 @@
 /**
  * Handing a written export document to OpenCode: `opencode import FILE`, run
  * from the session's own directory because import files the session under
- * the project of the directory it runs in.
+ * the project of the directory it runs in. When that cannot happen (import
+ * turned off, no `opencode` on the run's PATH, the directory missing here)
+ * the document stays under `ferry-import/` and the note says how to import it.
  */
 import { spawn } from 'node:child_process'
-import { accessSync, constants, statSync } from 'node:fs'
-import { delimiter, join } from 'node:path'
+import { statSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import which from 'which'
+import { FerryError } from '../../errors.js'
+import type { StoreContext } from '../../context.js'
+import { shellQuote } from '../../tools/shell.js'
+import type { WrittenSession } from '../types.js'
+import { sessionExists } from './db.js'
+import { dataDir, primaryDb } from './paths.js'
 
-/** The `opencode` executable on PATH, or null. */
-export function findOpencode(env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue
-    const p = join(dir, 'opencode')
-    try {
-      accessSync(p, constants.X_OK)
-      if (statSync(p).isFile()) return p
-    } catch {
-      // not here
-    }
-  }
-  return null
+/**
+ * The `opencode` executable on the run's PATH (the context's, which `--home`
+ * and library callers set, not this process's), or null.
+ */
+export async function findOpencode(env: NodeJS.ProcessEnv): Promise<string | null> {
+  // `which` falls back to process.env.PATH when given none; a context without PATH has no opencode.
+  if (!env.PATH) return null
+  return which('opencode', { nothrow: true, path: env.PATH })
 }
 
-export function isDirectory(p: string | undefined): p is string {
-  if (!p) return false
+function isDirectory(p: string): boolean {
   try {
     return statSync(p).isDirectory()
   } catch {
@@ -31,14 +34,14 @@ export function isDirectory(p: string | undefined): p is string {
   }
 }
 
-export interface RunResult {
+interface RunResult {
   code: number | null
   stdout: string
   stderr: string
 }
 
 /** Runs `opencode ARGS…` and collects its output (bounded: only the tail is kept). */
-export function runOpencode(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 300_000): Promise<RunResult> {
+function runOpencode(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 300_000): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
@@ -58,7 +61,44 @@ export function runOpencode(bin: string, args: string[], cwd: string, env: NodeJ
   })
 }
 
-/** Shell-quotes one word for the "how to import" note. */
-export function shq(s: string): string {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
+/** The last lines of a command's output, for one error line. */
+function outputTail(r: RunResult): string {
+  const lines = (r.stderr || r.stdout).trim().split('\n')
+  return lines.slice(-3).join(' | ').slice(-500)
+}
+
+export interface HandOver {
+  /** The minted OpenCode session id. */
+  ses: string
+  /** The session's directory: import runs there. */
+  cwd: string
+  /** Run `opencode import` at all (`--no-opencode-import` turns it off). */
+  import: boolean
+  force: boolean
+}
+
+/**
+ * Imports the committed document `written.path` into OpenCode, or says how
+ * to. Throws `import-failed` (the document kept) when opencode refuses it.
+ */
+export async function handOver(ctx: StoreContext, written: WrittenSession, h: HandOver): Promise<WrittenSession> {
+  const doc = written.path
+  const how = `cd ${shellQuote(h.cwd)} && opencode import ${shellQuote(doc)}`
+  if (!h.import) return { ...written, note: `not imported; to import: ${how}` }
+  const bin = await findOpencode(ctx.env)
+  if (!bin) return { ...written, note: `opencode is not on PATH; to import: ${how}` }
+  if (!isDirectory(h.cwd)) return { ...written, note: `the session directory ${h.cwd} does not exist here; create it, then: ${how}` }
+  const fail = (message: string) => new FerryError(message, { code: 'import-failed', position: { file: doc }, source: 'opencode' })
+  if (h.force) {
+    const db = primaryDb(ctx)
+    if (db && sessionExists(db, h.ses)) {
+      // Import never replaces an existing session (upsert of the header, insert-or-ignore of rows).
+      const del = await runOpencode(bin, ['session', 'delete', h.ses], h.cwd, ctx.env)
+      if (del.code !== 0) throw fail(`opencode session delete ${h.ses} failed (exit ${del.code}): ${outputTail(del)}`)
+    }
+  }
+  const r = await runOpencode(bin, ['import', doc], h.cwd, ctx.env)
+  if (r.code !== 0 || !/Imported session/.test(r.stdout + r.stderr)) throw fail(`opencode import failed (exit ${r.code}): ${outputTail(r)}; the document is kept at ${doc}`)
+  await rm(doc, { force: true })
+  return { ...written, path: primaryDb(ctx) ?? dataDir(ctx), note: `imported into OpenCode (opencode import, from ${h.cwd})` }
 }

@@ -10,14 +10,18 @@
  * model step (a step ends when tool results come back), tool call and result
  * merged into one `tool` part, ids in OpenCode's shape and strictly
  * increasing, message times never going backwards.
+ *
+ * A session that cannot be written throws (ExistsError when its document or,
+ * into the store, the session itself in OpenCode's database already exists
+ * and force is off; `invalid-input` when a message fails the import checks;
+ * `import-failed`): SessionSink applies the one sink policy to it.
  */
-import { chmod, rm } from 'node:fs/promises'
-import { existsSync } from 'node:fs'
+import { chmod } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Writable } from 'node:stream'
 import {
-  parseSessionKey,
   resultText,
+  sourceHarness,
   type Block,
   type EndRec,
   type FerryRecord,
@@ -35,8 +39,8 @@ import type { WriteOptions, WrittenSession } from '../types.js'
 import { IdMinter, sessionId } from './ids.js'
 import { messageProblems, sessionInfoProblems, type ExportMessage } from './document.js'
 import { dataDir, primaryDb } from './paths.js'
-import { openReadOnly } from './db.js'
-import { findOpencode, isDirectory, runOpencode, shq } from './import.js'
+import { sessionExists } from './db.js'
+import { handOver } from './import.js'
 
 type Json = Record<string, any>
 
@@ -49,9 +53,10 @@ function ms(ts: string | null | undefined): number | null {
   return Number.isNaN(t) ? null : t
 }
 
-/** Best guess of the provider from a model name, for sessions from other harnesses. */
+/** The sink's options: the common ones and the keys of the harness's `writeFlags` (index.ts). */
 export type OpenCodeWriteOptions = WriteOptions & { provider?: string; model?: string; import?: boolean }
 
+/** Best guess of the provider from a model name, for sessions from other harnesses. */
 export function guessProvider(model: string | undefined): string {
   const m = (model ?? '').toLowerCase()
   if (/claude|opus|sonnet|haiku/.test(m)) return 'anthropic'
@@ -137,11 +142,11 @@ class DocumentWriter implements SessionWriter {
   ) {
     this.minter = new IdMinter(`${ses}:${header.sid}`)
     this.lastTime = created
-    this.sourceHarness = header.source?.harness ?? parseSessionKey(header.sid).harness
+    this.sourceHarness = sourceHarness(header)
     this.same = this.sourceHarness === 'opencode'
     this.cwd = header.cwd && header.cwd.startsWith('/') ? header.cwd : '/'
-    this.model = (opts.model as string | undefined) ?? header.model ?? 'unknown'
-    this.provider = (opts.provider as string | undefined) ?? header.provider ?? guessProvider(this.model)
+    this.model = opts.model ?? header.model ?? 'unknown'
+    this.provider = opts.provider ?? header.provider ?? guessProvider(this.model)
   }
 
   static async open(ctx: StoreContext, opts: OpenCodeWriteOptions, header: SessionRec, state: SinkState): Promise<DocumentWriter> {
@@ -150,6 +155,10 @@ class DocumentWriter implements SessionWriter {
     const parentCreated = header.parent ? state.created.get(header.parent.sid) : undefined
     // A child's id is predictable from its parent's, so the parent's `task` part can already name it.
     const ses = parentSes && parentCreated !== undefined ? childSessionId(parentCreated, parentSes, header.native_id) : sessionId(created, header.sid)
+    // Registered before any check can throw: when this session is not written (it exists), its
+    // sub-agent sessions still name the id it has, and get the ids they would have had.
+    state.minted.set(header.sid, ses)
+    state.created.set(header.sid, created)
     let path: string
     let store = false
     if (typeof opts.out === 'string' && opts.out !== '') {
@@ -161,12 +170,10 @@ class DocumentWriter implements SessionWriter {
       store = true
       path = join(dataDir(ctx), 'ferry-import', `${ses}.json`)
       const db = primaryDb(ctx)
-      if (!opts.force && db && existsSync(db) && sessionExists(db, ses)) throw new ExistsError(`${db} [session:${ses}]`)
+      if (!opts.force && db && sessionExists(db, ses)) throw new ExistsError(`${db} [session:${ses}]`)
     }
     const file = await AtomicFile.create(path, { force: opts.force === true })
     await file.write('{"messages":[')
-    state.minted.set(header.sid, ses)
-    state.created.set(header.sid, created)
     const w = new DocumentWriter(ctx, opts, header, ses, file, store, created)
     w.parentSes = header.parent ? state.minted.get(header.parent.sid) : undefined
     return w
@@ -228,8 +235,8 @@ class DocumentWriter implements SessionWriter {
       role: 'assistant',
       time: { created: t, completed: t },
       parentID: this.lastUser,
-      modelID: (this.opts.model as string | undefined) ?? (typeof base.modelID === 'string' ? base.modelID : rec.model ?? this.model),
-      providerID: (this.opts.provider as string | undefined) ?? (typeof base.providerID === 'string' ? base.providerID : this.provider),
+      modelID: this.opts.model ?? (typeof base.modelID === 'string' ? base.modelID : rec.model ?? this.model),
+      providerID: this.opts.provider ?? (typeof base.providerID === 'string' ? base.providerID : this.provider),
       path: { cwd: this.cwd, root: this.cwd },
     }
     info.mode ??= 'build'
@@ -346,7 +353,7 @@ class DocumentWriter implements SessionWriter {
     for (const r of results) {
       const part = this.open?.info.role === 'assistant' ? this.open.tools.get(r.tool_use_id) : undefined
       if (!part) {
-        this.ctx.diagnostics.warn('orphan-result', `tool result ${r.tool_use_id} has no call in the open step; dropped`, { row: rec.id })
+        this.ctx.diagnostics.warn('orphan-result', `tool result ${r.tool_use_id} has no call in the open step; dropped`, { row: rec.id }, 'opencode')
         continue
       }
       this.fill(part, r, t)
@@ -394,7 +401,7 @@ class DocumentWriter implements SessionWriter {
     }
     const msg: ExportMessage = { info: m.info, parts: m.parts }
     const problems = messageProblems(msg, this.ses, new Set(this.lastUser ? [this.lastUser] : []))
-    if (problems.length) throw new FerryError(`invalid OpenCode message: ${problems.slice(0, 3).join('; ')}`, { code: 'invalid-input', position: { file: this.file.path } })
+    if (problems.length) throw new FerryError(`invalid OpenCode message: ${problems.slice(0, 3).join('; ')}`, { code: 'invalid-input', position: { file: this.file.path }, source: 'opencode' })
     await this.file.write((this.wrote++ ? ',' : '') + JSON.stringify(msg))
   }
 
@@ -412,37 +419,14 @@ class DocumentWriter implements SessionWriter {
     }
     if (this.parentSes) info.parentID = this.parentSes
     const problems = sessionInfoProblems(info)
-    if (problems.length) throw new FerryError(`invalid OpenCode session: ${problems.join('; ')}`, { code: 'invalid-input', position: { file: this.file.path } })
+    if (problems.length) throw new FerryError(`invalid OpenCode session: ${problems.join('; ')}`, { code: 'invalid-input', position: { file: this.file.path }, source: 'opencode' })
     await this.file.write(`],"info":${JSON.stringify(info)}}\n`)
     // The document holds the whole transcript: private to the user, like OpenCode's own files.
     await chmod(this.file.tmp, 0o600)
     await this.file.commit({ force: this.opts.force === true })
     const written: WrittenSession = { harness: 'opencode', id: this.ses, path: this.file.path, from: h.sid, title }
-    if (this.store) return this.handOver(written)
-    return written
-  }
-
-  private async handOver(written: WrittenSession): Promise<WrittenSession> {
-    const doc = this.file.path
-    const how = `cd ${shq(this.cwd)} && opencode import ${shq(doc)}`
-    if (this.opts.import === false) return { ...written, note: `not imported; to import: ${how}` }
-    const bin = findOpencode(this.ctx.env)
-    if (!bin) return { ...written, note: `opencode is not on PATH; to import: ${how}` }
-    if (!isDirectory(this.cwd)) return { ...written, note: `the session directory ${this.cwd} does not exist here; create it, then: ${how}` }
-    if (this.opts.force) {
-      const db = primaryDb(this.ctx)
-      if (db && existsSync(db) && sessionExists(db, this.ses)) {
-        // Import never replaces an existing session (upsert of the header, insert-or-ignore of rows).
-        const del = await runOpencode(bin, ['session', 'delete', this.ses], this.cwd, this.ctx.env)
-        if (del.code !== 0) throw new FerryError(`opencode session delete ${this.ses} failed (exit ${del.code}): ${tail(del.stderr || del.stdout)}`, { code: 'import-failed', position: { file: doc } })
-      }
-    }
-    const r = await runOpencode(bin, ['import', doc], this.cwd, this.ctx.env)
-    if (r.code !== 0 || !/Imported session/.test(r.stdout + r.stderr)) {
-      throw new FerryError(`opencode import failed (exit ${r.code}): ${tail(r.stderr || r.stdout)}; the document is kept at ${doc}`, { code: 'import-failed', position: { file: doc } })
-    }
-    await rm(doc, { force: true })
-    return { ...written, path: primaryDb(this.ctx) ?? dataDir(this.ctx), note: `imported into OpenCode (opencode import, from ${this.cwd})` }
+    if (!this.store) return written
+    return handOver(this.ctx, written, { ses: this.ses, cwd: this.cwd, import: this.opts.import !== false, force: this.opts.force === true })
   }
 
   async abort(): Promise<void> {
@@ -452,27 +436,6 @@ class DocumentWriter implements SessionWriter {
 
 function childSessionId(parentCreated: number, parentSes: string, nativeChildId: string): string {
   return sessionId(parentCreated, `${parentSes}>${nativeChildId}`)
-}
-
-function tail(s: string): string {
-  const lines = s.trim().split('\n')
-  return lines.slice(-3).join(' | ').slice(-500)
-}
-
-function sessionExists(db: string, ses: string): boolean {
-  let h
-  try {
-    h = openReadOnly(db)
-  } catch {
-    return false
-  }
-  try {
-    return h.db.prepare('SELECT 1 FROM session WHERE id = ?').get(ses) !== undefined
-  } catch {
-    return false
-  } finally {
-    h.close()
-  }
 }
 
 export function openCodeSink(ctx: StoreContext, opts: OpenCodeWriteOptions = {}): Writable {

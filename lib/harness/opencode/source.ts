@@ -29,7 +29,7 @@ import {
 import { FerryError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
-import { columns, openReadOnly } from './db.js'
+import { columns, dbError, openReadOnly } from './db.js'
 import { iso, modelOf, realTitle, sessionSelect, type SessionRow } from './discover.js'
 
 type Json = Record<string, any>
@@ -325,7 +325,7 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   seen.add(id)
   const scols = columns(db, 'session')
   const row = db.prepare(`${sessionSelect(scols)} WHERE id = ?`).get(id) as SessionRow | undefined
-  if (!row) throw new FerryError(`session ${id} not found`, { code: 'no-session', position: { file: dbPath, row: `session:${id}` } })
+  if (!row) throw new FerryError(`session ${id} not found`, { code: 'no-session', position: { file: dbPath, row: `session:${id}` }, source: 'opencode' })
   const sid = sessionKey('opencode', id)
   const model = modelOf(row.model)
   let parent: SessionLink | undefined
@@ -374,11 +374,11 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
         data = null
       }
       if (!data || typeof data !== 'object') {
-        ctx.diagnostics.error('bad-row', 'message data is not JSON; message and its parts skipped', { file: dbPath, row: `message:${r.mid}` })
+        ctx.diagnostics.error('bad-row', 'message data is not JSON; message and its parts skipped', { file: dbPath, row: `message:${r.mid}` }, 'opencode')
         counts.skipped_rows++
         skipMessage = true
       } else if (data.role !== 'user' && data.role !== 'assistant') {
-        ctx.diagnostics.warn('unknown-role', `message role ${JSON.stringify(data.role)} is not user/assistant; skipped`, { file: dbPath, row: `message:${r.mid}` })
+        ctx.diagnostics.warn('unknown-role', `message role ${JSON.stringify(data.role)} is not user/assistant; skipped`, { file: dbPath, row: `message:${r.mid}` }, 'opencode')
         counts.skipped_rows++
         skipMessage = true
       } else {
@@ -393,7 +393,7 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
       part = null
     }
     if (!part || typeof part !== 'object' || Array.isArray(part)) {
-      ctx.diagnostics.error('bad-row', 'part data is not a JSON object; part skipped', { file: dbPath, row: `part:${r.pid}` })
+      ctx.diagnostics.error('bad-row', 'part data is not a JSON object; part skipped', { file: dbPath, row: `part:${r.pid}` }, 'opencode')
       counts.skipped_rows++
       continue
     }
@@ -414,6 +414,8 @@ export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpti
     const h = openReadOnly(dbPath)
     try {
       yield* sessionRecords(ctx, h.db, dbPath, info.id, opts, new Set())
+    } catch (err) {
+      throw dbError(err, dbPath)
     } finally {
       h.close()
     }

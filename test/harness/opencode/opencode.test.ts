@@ -18,39 +18,8 @@ import { FIXTURES, tempDir } from '../../helpers.js'
 // @ts-ignore plain JS fixture builder, shared with the sample-store script
 import { createDb, insertDocument, idMaker } from '../../../fixtures/opencode/opencode-db.mjs'
 // @ts-ignore
-import { archivedSession, demoSession, richSessions } from '../../../fixtures/opencode/scenarios.mjs'
-
-function quietCtx(home: string, env: NodeJS.ProcessEnv = {}) {
-  return createContext({ home, env: { PATH: '/nonexistent', ...env }, diagnostics: new Diagnostics({ stream: null }) })
-}
-
-/** A HOME with one OpenCode database holding every scenario. */
-function buildHome(t: any) {
-  const home = tempDir(t, 'ferry-oc-')
-  const dir = join(home, '.local/share/opencode')
-  mkdirSync(dir, { recursive: true })
-  const db = createDb(join(dir, 'opencode.db'))
-  const ids = idMaker()
-  const demo = demoSession(ids)
-  const rich = richSessions(ids)
-  const arch = archivedSession(ids)
-  insertDocument(db, demo)
-  insertDocument(db, rich.parent, { rawParts: { [rich.badPart]: '{"type":"text","text":"cut off' } })
-  insertDocument(db, rich.child)
-  insertDocument(db, arch, { archived: 1795800009000 })
-  db.close()
-  return { home, db: join(dir, 'opencode.db'), demo, rich, arch }
-}
-
-async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = []
-  for await (const x of it) out.push(x)
-  return out
-}
-
-async function readAll(ctx: any, info: SessionInfo, opts = {}): Promise<FerryRecord[]> {
-  return collect(opencode.read!(ctx, info, opts) as AsyncIterable<FerryRecord>)
-}
+import { archivedSession, demoSession } from '../../../fixtures/opencode/scenarios.mjs'
+import { buildHome, collect, quietCtx, readAll } from './helpers.js'
 
 t.test('discovery: one query, archived and sub-agent sessions only with all', async (t) => {
   const { home, demo, rich, arch } = buildHome(t)
@@ -128,8 +97,8 @@ t.test('read: mapping, errors, pending tools, images, bad part, sub-agent', asyn
   t.same(last.blocks.map((b) => b.type), ['tool_use'], 'text part with broken JSON skipped, message kept')
   t.equal(last.stop_reason, 'aborted')
   t.notOk(msgs.some((m) => m.blocks.some((b) => b.type === 'tool_result' && b.tool_use_id === 'call_pending')), 'pending call has no result')
-  t.equal(ctx.diagnostics.counts.get('opencode-bad-part'), 1)
-  t.match(ctx.diagnostics.items[0]!.position, { file: db, row: `part:${rich.badPart}` })
+  t.equal(ctx.diagnostics.counts.get('opencode:bad-row'), 1, 'one code from lib/codes.ts, printed as opencode:bad-row')
+  t.match(ctx.diagnostics.items[0], { code: 'bad-row', source: 'opencode', position: { file: db, row: `part:${rich.badPart}` } })
   const natives = recs.filter((r) => r.kind === 'native' && r.sid === sid)
   t.ok(natives.every((n) => n.kind === 'native' && /^opencode\/step-(start|finish)$/.test(n.native_type)))
   const end = recs.find((r) => r.kind === 'end' && r.sid === sid)
@@ -274,4 +243,20 @@ t.test('sample store holds the demo session', async (t) => {
   const recs = await readAll(ctx, s!)
   t.ok(recs.some((r) => r.kind === 'message' && r.blocks.some((b) => b.type === 'tool_result' && /vitest: not found/.test(String(b.content)))))
   t.notOk(existsSync(join(FIXTURES, 'home/.local/share/opencode/opencode.db-wal')))
+})
+
+t.test('which harness a session came from is sourceHarness(): header first, else the sid prefix', async (t) => {
+  const { home, rich } = buildHome(t)
+  const ctx = quietCtx(home)
+  const recs = await readAll(ctx, (await opencode.resolve!(ctx, rich.parent.info.id))!, { native: true })
+  const synthetic = (doc: any) => doc.messages.flatMap((m: any) => m.parts).some((p: any) => p.synthetic === true && /Called the Read tool/.test(p.text))
+  // An interchange stream may carry an empty source harness; the sid still says OpenCode.
+  const blank = recs.map((r) => (r.kind === 'session' ? { ...r, source: { ...r.source, harness: '' } } : r))
+  const out = tempDir(t, 'ferry-oc-out-')
+  const [w] = await writeDocs(ctx, blank, out)
+  t.ok(synthetic(JSON.parse(readFileSync(w!.path, 'utf8'))), 'OpenCode’s own synthetic text is kept: the session is recognised as OpenCode’s')
+  // A header that names another harness wins over the sid.
+  const foreign = recs.map((r) => (r.kind === 'session' ? { ...r, source: { ...r.source, harness: 'codex' } } : r))
+  const [f] = await writeDocs(ctx, foreign, tempDir(t, 'ferry-oc-out-'))
+  t.notOk(synthetic(JSON.parse(readFileSync(f!.path, 'utf8'))), 'another harness’s injected context is dropped')
 })
