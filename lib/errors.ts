@@ -63,8 +63,8 @@ export class UsageError extends FerryError {
 
 /** The target already holds this session and --force was not given. */
 export class ExistsError extends FerryError {
-  constructor(path: string) {
-    super('already exists (pass force to replace it)', { code: 'exists', position: { file: path } })
+  constructor(path: string, position?: Position) {
+    super('already exists (pass force to replace it)', { code: 'exists', position: position ?? { file: path } })
     this.name = 'ExistsError'
   }
 }

@@ -170,7 +170,7 @@ class DocumentWriter implements SessionWriter {
       store = true
       path = join(dataDir(ctx), 'ferry-import', `${ses}.json`)
       const db = primaryDb(ctx)
-      if (!opts.force && db && sessionExists(db, ses)) throw new ExistsError(`${db} [session:${ses}]`)
+      if (!opts.force && db && sessionExists(db, ses)) throw new ExistsError(db, { file: db, row: `session:${ses}` })
     }
     const file = await AtomicFile.create(path, { force: opts.force === true })
     await file.write('{"messages":[')
