@@ -9,13 +9,11 @@ import { readdir, stat } from 'node:fs/promises'
 import { basename, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { UsageError } from '../../errors.js'
-import { openBytes } from '../../io/bytes.js'
-import { LineSplitter } from '../../io/lines.js'
+import { readHead, readLines, readTail } from '../../io/line-file.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { userContextKind } from './context.js'
-import { readHead } from './head.js'
-import { ARCHIVED_DIR, SESSIONS_DIR, isUuid, parseRolloutName, type RolloutName } from './paths.js'
-import { readTail as tailLines } from '../../io/line-file.js'
+import { isUuid } from './ids.js'
+import { ARCHIVED_DIR, SESSIONS_DIR, parseRolloutName, type RolloutName } from './paths.js'
 
 interface Found {
   path: string
@@ -59,31 +57,32 @@ async function* allFiles(root: string, all: boolean): AsyncGenerator<Found> {
   }
 }
 
-/** `session_index.jsonl`: newest `thread_name` per id. */
-async function threadNames(root: string): Promise<Map<string, string>> {
+/**
+ * `session_index.jsonl`: the names the user gave threads (`/rename`), one
+ * `{id, thread_name, updated_at}` per line, appended; the last line for an
+ * id wins, as in Codex. Codex may be appending while we read, so a bad line
+ * is a warning (it costs one title), not an error.
+ */
+async function threadNames(ctx: StoreContext, root: string): Promise<Map<string, string>> {
   const names = new Map<string, string>()
-  let stream
+  const file = join(root, 'session_index.jsonl')
   try {
-    stream = (await openBytes(join(root, 'session_index.jsonl'), { compressed: false })).stream
-  } catch {
-    return names
-  }
-  const splitter = new LineSplitter({
-    maxLineBytes: 1024 * 1024,
-    onLine: (buf) => {
+    for await (const line of readLines(ctx, file, { source: 'codex' })) {
+      const text = line.buf.toString('utf8')
+      if (text.trim() === '') continue
+      let o: any
       try {
-        const o = JSON.parse(buf.toString('utf8'))
-        if (typeof o?.id === 'string' && typeof o.thread_name === 'string') names.set(o.id, o.thread_name)
+        o = JSON.parse(text)
       } catch {
-        /* an index line we cannot read only costs a title */
+        const torn = line.unterminated === true
+        ctx.diagnostics.warn(torn ? 'torn-line' : 'bad-line', `${torn ? 'last line has no newline and does not parse (being written?)' : 'not a JSON line'}; its thread name is not used`, { file, line: line.no + 1 }, 'codex')
+        continue
       }
-    },
-  })
-  try {
-    for await (const chunk of stream) splitter.push(chunk as Buffer)
-    splitter.end()
-  } catch {
-    /* missing or unreadable index */
+      if (typeof o?.id === 'string' && typeof o.thread_name === 'string' && o.thread_name.trim()) names.set(o.id.toLowerCase(), o.thread_name)
+    }
+  } catch (err) {
+    // No index is the normal case for a store whose threads were never renamed.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') ctx.diagnostics.warn('unreadable', `thread names not read: ${(err as Error).message}`, { file }, 'codex')
   }
   return names
 }
@@ -105,9 +104,10 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
   } catch {
     head = { lines: [], compressed: name?.compressed ?? false }
   }
+  const lines = head.lines.map((b) => b.toString('utf8'))
   let meta: any
   try {
-    const first = JSON.parse(head.lines[0] ?? '')
+    const first = JSON.parse(lines[0] ?? '')
     if (first?.type === 'session_meta') meta = first.payload
   } catch {
     /* no metadata: the file name still gives the id */
@@ -116,7 +116,7 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
   if (!id) return null
   let model: string | undefined
   let prompt: string | undefined
-  for (const l of head.lines.slice(1)) {
+  for (const l of lines.slice(1)) {
     if (model && prompt) break
     // Cheap prefilter: only parse the lines that can hold what we look for.
     if (!model && l.includes('"turn_context"')) {
@@ -139,7 +139,7 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
       }
     }
   }
-  const custom = opts.names?.get(id)
+  const custom = opts.names?.get(id.toLowerCase())
   const title = custom ?? (prompt ? oneLine(prompt) : undefined)
   const info: SessionInfo = {
     harness: 'codex',
@@ -151,7 +151,10 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
     updated_at: (head.compressed ? undefined : await lastTimestamp(path, st.size)) ?? st.mtime.toISOString(),
   }
   if (typeof meta?.cwd === 'string') info.cwd = meta.cwd
-  if (title) info.title = title
+  if (title) {
+    info.title = title
+    info.title_source = custom !== undefined ? 'custom' : 'first_prompt'
+  }
   if (model) info.model = model
   if (typeof meta?.cli_version === 'string') info.agent_version = meta.cli_version
   if (typeof meta?.git?.branch === 'string') info.git_branch = meta.git.branch
@@ -164,7 +167,7 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
 /** The `timestamp` of the last complete line, from the file's last 64 KiB (plain files only). */
 async function lastTimestamp(path: string, size: number): Promise<string | undefined> {
   try {
-    const lines = await tailLines(path, size, TAIL_BYTES)
+    const lines = await readTail(path, size, TAIL_BYTES)
     for (let i = lines.length - 1; i >= 0; i--) {
       const m = /^\{"timestamp":"([^"]{10,40})"/.exec(lines[i]!.subarray(0, 80).toString('latin1'))
       if (m && !Number.isNaN(Date.parse(m[1]!))) return m[1]
@@ -182,8 +185,8 @@ function oneLine(s: string): string {
   return t.length > 120 ? `${t.slice(0, 119)}…` : t
 }
 
-export async function* discover(root: string, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
-  const names = await threadNames(root)
+export async function* discover(ctx: StoreContext, root: string, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
+  const names = await threadNames(ctx, root)
   for await (const f of allFiles(root, opts.all ?? false)) {
     const info = await describe(f.path, { archived: f.archived, names })
     if (info) yield info
@@ -191,10 +194,10 @@ export async function* discover(root: string, opts: DiscoverOptions = {}): Async
 }
 
 /** A native id, a unique id prefix, or a path to a rollout file. */
-export async function resolve(_ctx: StoreContext, root: string, ref: string): Promise<SessionInfo | null> {
+export async function resolve(ctx: StoreContext, root: string, ref: string): Promise<SessionInfo | null> {
   if (ref.includes('/') || ref.endsWith('.jsonl') || ref.endsWith('.zst')) {
     const path = resolvePath(ref)
-    const info = await describe(path, { archived: path.includes(`/${ARCHIVED_DIR}/`), names: await threadNames(root) })
+    const info = await describe(path, { archived: path.includes(`/${ARCHIVED_DIR}/`), names: await threadNames(ctx, root) })
     if (!info) return null
     // A path is ours only when it looks like a rollout (name or first line).
     if (!parseRolloutName(basename(path)) && !info.cwd && !info.agent_version) return null
@@ -208,5 +211,5 @@ export async function resolve(_ctx: StoreContext, root: string, ref: string): Pr
   const ids = new Set(matches.map((m) => m.name.id))
   if (ids.size > 1) throw new UsageError(`codex: "${ref}" matches ${ids.size} sessions (${[...ids].slice(0, 5).join(', ')}…); give more of the id`)
   const m = matches[0]!
-  return describe(m.path, { archived: m.archived, names: await threadNames(root) })
+  return describe(m.path, { archived: m.archived, names: await threadNames(ctx, root) })
 }

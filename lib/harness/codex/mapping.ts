@@ -7,7 +7,7 @@
  * Hot path: lines whose meaning is "native passthrough only" (UI events,
  * world_state) are recognised from their envelope prefix without JSON.parse.
  */
-import type { Diagnostics } from '../../diagnostics.js'
+import type { LineReporter } from '../../io/line-file.js'
 import {
   recordId,
   sessionRecord,
@@ -28,9 +28,12 @@ export interface MapperOptions {
   file: string
   compressed: boolean
   native: boolean
-  diagnostics: Diagnostics
+  /** Bad lines go here: it tells a torn last line from a bad one and names the file. */
+  reporter: LineReporter
   /** Header fields discovery found cheaply (title, model). */
   title?: string
+  /** Where discovery found the title (`custom`: a name the user gave the thread). */
+  titleSource?: string
   model?: string
   archived?: boolean
   push: (rec: FerryRecord) => void
@@ -74,13 +77,14 @@ export class RolloutMapper {
     this.model = o.model
   }
 
-  /** One physical line (0-based `no`) of the decompressed stream. */
-  line(buf: Buffer, no: number): void {
+  /** One physical line (0-based `no`) of the decompressed stream; `unterminated`: the last one, without its newline. */
+  line(buf: Buffer, no: number, unterminated = false): void {
     if (no > 0 && !this.sawSession) {
-      this.o.diagnostics.error('bad-meta', 'rollout does not start with session_meta; Codex cannot resume it', { file: this.o.file, line: 1 })
+      this.noMeta()
       this.header(undefined, undefined)
     }
-    if (no > 0 && buf.length > 40) {
+    // A last line without its newline may be cut anywhere: it is parsed, never sniffed.
+    if (no > 0 && buf.length > 40 && !unterminated) {
       const head = buf.toString('latin1', 0, Math.min(buf.length, 200))
       const m = ENVELOPE.exec(head)
       if (m && (m[3] === 'world_state' || (m[3] === 'event_msg' && m[4] !== undefined && !NEEDED_EVENTS.has(m[4])))) {
@@ -103,12 +107,12 @@ export class RolloutMapper {
         return
       }
       this.skipped++
-      this.o.diagnostics.error('bad-line', 'not a JSON line (torn or corrupt), skipped', { file: this.o.file, line: no + 1 })
+      this.o.reporter.bad({ no, unterminated }, 'not a JSON line, skipped')
       return
     }
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       this.skipped++
-      this.o.diagnostics.error('bad-line', 'not a rollout record (not a JSON object), skipped', { file: this.o.file, line: no + 1 })
+      this.o.reporter.bad({ no, unterminated }, 'not a rollout record (not a JSON object), skipped')
       return
     }
     if (no === 0) return this.first(obj, text)
@@ -130,12 +134,16 @@ export class RolloutMapper {
 
   private first(obj: any, text: string): void {
     if (obj.type !== 'session_meta' || typeof obj.payload !== 'object' || obj.payload === null) {
-      this.o.diagnostics.error('bad-meta', 'rollout does not start with session_meta; Codex cannot resume it', { file: this.o.file, line: 1 })
+      this.noMeta()
       this.header(undefined, undefined)
       this.record(obj, text, 0)
       return
     }
     this.header(obj.payload, text)
+  }
+
+  private noMeta(): void {
+    this.o.reporter.bad({ no: 0 }, 'rollout does not start with session_meta; Codex cannot resume it', 'bad-meta')
   }
 
   private header(meta: any, text: string | undefined): void {
@@ -157,7 +165,7 @@ export class RolloutMapper {
       },
       native_id: this.o.nativeId,
       ...(typeof p.cwd === 'string' ? { cwd: p.cwd } : {}),
-      ...(this.o.title ? { title: this.o.title, title_source: 'first_prompt' } : {}),
+      ...(this.o.title ? { title: this.o.title, title_source: this.o.titleSource ?? 'first_prompt' } : {}),
       ...(this.model ? { model: this.model } : {}),
       ...(typeof p.model_provider === 'string' ? { provider: p.model_provider } : {}),
       ...(git ? { git: stripUndef({ branch: git.branch ?? undefined, commit: git.commit_hash ?? undefined, remote: redactUrl(git.repository_url) }) } : {}),

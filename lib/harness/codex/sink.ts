@@ -9,16 +9,17 @@
  * `event_msg` `user_message` per prompt (listings need it) and `token_count`
  * for usage. Tool calls go through the shared tool table (`toNative`).
  */
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { FerryError } from '../../errors.js'
+import { UnsafePathError } from '../../errors.js'
 import { AtomicFile } from '../../io/atomic.js'
-import { parseSessionKey, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type SessionRec, type ToolResultBlock, type ToolUseBlock } from '../../model.js'
+import { sourceHarness, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type SessionRec, type ToolResultBlock, type ToolUseBlock } from '../../model.js'
 import { toNative } from '../../tools/table.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { WriteOptions, WrittenSession } from '../types.js'
-import { derivedUuidV7, isUuid, rolloutRelPath } from './paths.js'
+import type { Flags, OptionsOf, WriteOptions, WrittenSession } from '../types.js'
+import { readCodexConfig, type CodexConfig } from './config.js'
+import { derivedUuidV7, isUuid } from './ids.js'
+import { rolloutRelPath } from './paths.js'
 
 /** The Codex version whose resume we verified these lines against. */
 export const WRITTEN_CLI_VERSION = '0.171.0'
@@ -26,33 +27,31 @@ export const DEFAULT_PROVIDER = 'openai'
 export const DEFAULT_MODEL = 'gpt-5.5'
 const FLUSH_AT = 256 * 1024
 
-interface CodexConfig {
-  model?: string
-  model_provider?: string
-}
+/** On the CLI `--codex-provider` / `--codex-model` (older names `--provider` / `--model`); `opts.provider` / `opts.model` in the library. */
+export const writeFlags = {
+  provider: {
+    type: 'string',
+    describe: 'model provider id to record (must be the one your Codex uses; default: model_provider from config.toml, else "openai")',
+    aliases: ['provider'],
+  },
+  model: {
+    type: 'string',
+    describe: `model to record in turn_context (default: the source model for Codex sources, else model from config.toml, else ${DEFAULT_MODEL})`,
+    aliases: ['model'],
+  },
+} as const satisfies Flags
 
-/** Top-level `model` / `model_provider` of config.toml (the part before the first table). */
-export async function readCodexConfig(root: string): Promise<CodexConfig> {
-  let text: string
-  try {
-    text = await readFile(join(root, 'config.toml'), 'utf8')
-  } catch {
-    return {}
-  }
-  const top = text.split(/^\s*\[/m)[0] ?? ''
-  const get = (k: string) => new RegExp(`^\\s*${k}\\s*=\\s*"([^"\\n]+)"`, 'm').exec(top)?.[1]
-  const out: CodexConfig = {}
-  const model = get('model')
-  const provider = get('model_provider')
-  if (model) out.model = model
-  if (provider) out.model_provider = provider
-  return out
-}
+export type CodexWriteOptions = WriteOptions & OptionsOf<typeof writeFlags>
 
-export function codexSink(ctx: StoreContext, root: string, opts: WriteOptions & { provider?: string; model?: string } = {}): SessionSink {
+/**
+ * Every session is opened by RolloutWriter.open, which throws ExistsError
+ * (no force) or UnsafePathError (an id that is not a UUID); SessionSink turns
+ * that into the one sink policy (reported, skipped, NotWrittenError at the end).
+ */
+export function codexSink(ctx: StoreContext, root: string, opts: CodexWriteOptions = {}): SessionSink {
   let config: Promise<CodexConfig> | null = null
   return new SessionSink(ctx, 'codex', async (header) => {
-    config ??= readCodexConfig(root)
+    config ??= readCodexConfig(root, ctx.diagnostics)
     return RolloutWriter.open(ctx, opts.out ?? root, header, opts, await config)
   })
 }
@@ -83,25 +82,20 @@ class RolloutWriter implements SessionWriter {
     this.lastTs = isoOr(header.created_at, new Date().toISOString())
   }
 
-  static async open(ctx: StoreContext, dir: string, header: SessionRec, opts: WriteOptions & { provider?: string; model?: string }, config: CodexConfig): Promise<RolloutWriter> {
-    const source = parseSessionKey(header.sid).harness || String(header.source?.harness ?? '')
+  static async open(ctx: StoreContext, dir: string, header: SessionRec, opts: CodexWriteOptions, config: CodexConfig): Promise<RolloutWriter> {
+    const source = sourceHarness(header)
     const raw = sameFormatRaw(header)
     let id: string
     if (raw !== undefined) {
       // Restoring a Codex session verbatim: its session_meta names its id, so the file must too.
       id = header.native_id.toLowerCase()
-      if (!isUuid(id)) throw new FerryError(`codex: session id ${JSON.stringify(header.native_id)} is not a UUID; refusing to use it in a path`, { code: 'unsafe-path' })
+      if (!isUuid(id)) throw new UnsafePathError(`codex: session id ${JSON.stringify(header.native_id)} is not a UUID; refusing to use it in a path`)
     }
     const created = new Date(isoOr(header.created_at, new Date().toISOString()))
     id ??= derivedUuidV7(header.sid, created)
     const path = join(dir, rolloutRelPath(id, created))
     const file = await AtomicFile.create(path, { force: opts.force === true })
-    const model =
-      (typeof opts.model === 'string' && opts.model) ||
-      (source === 'codex' && header.model) ||
-      config.model ||
-      (source === 'codex' ? undefined : undefined) ||
-      DEFAULT_MODEL
+    const model = opts.model || (source === 'codex' && header.model) || config.model || DEFAULT_MODEL
     const cwd = header.cwd && header.cwd.startsWith('/') ? header.cwd : ctx.home
     const useOrdinals = raw !== undefined && ORDINAL_PREFIX.test(raw.slice(0, 120))
     const w = new RolloutWriter(file, header, id, source, useOrdinals, model, cwd, opts.force === true)
@@ -109,7 +103,7 @@ class RolloutWriter implements SessionWriter {
       w.writeRaw(raw)
       w.lastRawLine = header.native?.line ?? 0
     } else {
-      const provider = (typeof opts.provider === 'string' && opts.provider) || config.model_provider || DEFAULT_PROVIDER
+      const provider = opts.provider || config.model_provider || DEFAULT_PROVIDER
       w.line(w.lastTs, 'session_meta', w.sessionMeta(provider))
     }
     return w

@@ -1,9 +1,9 @@
 import t from 'tap'
-import { copyFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { codex } from '../../../lib/harness/codex/index.js'
 import type { SessionInfo } from '../../../lib/harness/types.js'
-import { ARCHIVED_ID, CLASSIC_ID, CODEMODE_ID, ctxFor, homeWith, rollouts, zstd } from './helpers.js'
+import { ARCHIVED_ID, CLASSIC_ID, CODEMODE_ID, ctxFor, homeWith, readAll, rollouts, zstd } from './helpers.js'
 
 async function list(home: string, all = false): Promise<SessionInfo[]> {
   const out: SessionInfo[] = []
@@ -64,7 +64,7 @@ t.test('resolve: id, unique prefix, path; ambiguous prefix is an error; unknown 
   t.equal((await codex.resolve!(ctx, ARCHIVED_ID))?.archived, true, 'archived sessions resolve too')
   const file = rollouts(join(home, '.codex', 'sessions'))[1]!
   t.equal((await codex.resolve!(ctx, file))?.id, CODEMODE_ID)
-  await t.rejects(codex.resolve!(ctx, '019a'), { code: 'EUSAGE' })
+  await t.rejects(codex.resolve!(ctx, '019a'), { code: 'usage' })
   t.equal(await codex.resolve!(ctx, 'ffffffff'), null)
   t.equal(await codex.resolve!(ctx, '../etc'), null)
   // A non-rollout file is not ours.
@@ -76,4 +76,30 @@ t.test('resolve: id, unique prefix, path; ambiguous prefix is an error; unknown 
 t.test('an absent store yields nothing', async (t) => {
   const home = homeWith(t)
   t.same(await list(home, true), [])
+})
+
+t.test('a thread name from session_index.jsonl is a custom title; a first prompt stays first_prompt', async (t) => {
+  const home = homeWith(t, 'classic')
+  const all = await list(home, true)
+  t.match(all.find((s) => s.id === ARCHIVED_ID), { title: 'README question', title_source: 'custom' })
+  t.match(all.find((s) => s.id === CLASSIC_ID), { title: 'Why does `npm test` fail?', title_source: 'first_prompt' })
+
+  const { recs } = await readAll(ctxFor(home), ARCHIVED_ID)
+  t.match(recs[0], { kind: 'session', title: 'README question', title_source: 'custom' }, 'the reader takes it from discovery')
+  const { recs: classic } = await readAll(ctxFor(home), CLASSIC_ID)
+  t.match(classic[0], { title_source: 'first_prompt' })
+})
+
+t.test('session_index.jsonl: the last entry for an id wins; a torn last line is a warning, not an error', async (t) => {
+  const home = homeWith(t, 'classic')
+  const index = join(home, '.codex', 'session_index.jsonl')
+  appendFileSync(index, JSON.stringify({ id: CLASSIC_ID, thread_name: 'old name', updated_at: '2026-11-02T10:00:00Z' }) + '\n')
+  appendFileSync(index, JSON.stringify({ id: CLASSIC_ID, thread_name: 'npm test triage', updated_at: '2026-11-02T11:00:00Z' }) + '\n')
+  appendFileSync(index, '{"id":"019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b","thread_na')
+  const ctx = ctxFor(home)
+  const out: SessionInfo[] = []
+  for await (const s of codex.discover!(ctx, {})) out.push(s)
+  t.match(out[0], { id: CLASSIC_ID, title: 'npm test triage', title_source: 'custom' })
+  t.equal(ctx.diagnostics.errors, 0)
+  t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'torn-line', source: 'codex', position: { file: index, line: 4 } }])
 })

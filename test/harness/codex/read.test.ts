@@ -74,8 +74,10 @@ t.test('legacy rollout: line/item ids, shell argv, wrapped outputs, local shell,
   t.ok(ids.includes('irs_dup'), 'first use of a payload id gives an i-locator')
   t.ok(ids.includes('l6'), 'its duplicate falls back to the line number')
   t.ok(ids.includes('l18#1') && ids.includes('l18#2'), 'replacement history: one line, several records')
-  const d = ctx.diagnostics.items.find((i) => i.code === 'bad-line')!
+  const d = ctx.diagnostics.items.find((i) => i.code === 'torn-line')!
   t.same(d.position, { file: rollouts(home)[0], line: 22 }, 'torn line reported with its 1-based number')
+  t.equal(d.source, 'codex')
+  t.notOk(ctx.diagnostics.items.some((i) => i.code === 'bad-line'), 'a torn last line is not reported as a bad line')
   t.equal((recs.at(-1) as any).counts.skipped_lines, 1)
   const s = recs[0] as any
   t.equal(s.git.remote, 'https://example.invalid/demo.git', 'credentials stripped from the remote')
@@ -135,6 +137,8 @@ t.test('a truncated .zst gives every complete line, then a located FerryError', 
   truncateSync(z, Math.floor(statSync(z).size / 2))
   const { recs, error } = await readAll(ctxFor(dir), id)
   t.ok(error instanceof FerryError, 'a FerryError')
+  t.equal(error.code, 'bad-zstd')
+  t.equal(error.source, 'codex')
   t.equal(error.position.file, z)
   t.ok(error.position.line > 100, `names the line (${error.position.line})`)
   t.match(error.message, /line \d+/)
@@ -153,7 +157,7 @@ t.test('a file that does not start with session_meta is read with a located erro
   const ctx = ctxFor(home)
   const { recs } = await readAll(ctx, file)
   t.equal(recs[0]!.kind, 'session', 'session still comes first')
-  t.ok(ctx.diagnostics.items.some((d) => d.code === 'no-session-meta' && d.position?.line === 1))
+  t.ok(ctx.diagnostics.items.some((d) => d.code === 'bad-meta' && d.source === 'codex' && d.position?.line === 1))
   t.ok(msgs(recs).length > 5)
   rmSync(file)
 })

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
+import { derivedUuidV7, isUuid } from '../../../lib/harness/codex/ids.js'
 import { rolloutRelPath } from '../../../lib/harness/codex/paths.js'
 import { tempDir } from '../../helpers.js'
 import { CLASSIC_ID, CODEMODE_ID, LEGACY_ID, ctxFor, homeWith, readAll, rollouts, writeAll, zstd } from './helpers.js'
@@ -111,7 +112,7 @@ t.test('a Claude-shaped session becomes a resumable classic rollout', async (t) 
 t.test('deterministic ids; no overwrite without force', async (t) => {
   const home = tempDir(t)
   const [a] = await writeAll(ctxFor(home), claudeStream())
-  await t.rejects(writeAll(ctxFor(home), claudeStream()), { code: 'EEXIST' })
+  await t.rejects(writeAll(ctxFor(home), claudeStream()), { code: 'not-written', failures: [{ sid: SID, error: { code: 'exists' } }] })
   const [b] = await writeAll(ctxFor(home), claudeStream(), { force: true })
   t.equal(b!.id, a!.id)
 })
@@ -130,12 +131,40 @@ t.test('provider and model: flag, else config.toml, else defaults', async (t) =>
   t.same(await meta({ provider: 'azure', model: 'o9' }), { provider: 'azure', model: 'o9' })
 })
 
+t.test('a config.toml that does not parse: defaults, and a warning naming the file', async (t) => {
+  const home = tempDir(t)
+  mkdirSync(join(home, '.codex'), { recursive: true })
+  const config = join(home, '.codex', 'config.toml')
+  writeFileSync(config, 'model = "gpt-6.2-sol"\nmodel_provider = corp\n')
+  const ctx = ctxFor(home)
+  const [w] = await writeAll(ctx, claudeStream())
+  const lines = jsonl(w!.path)
+  t.same([lines[0].payload.model_provider, lines[1].payload.model], ['openai', 'gpt-5.5'], 'nothing from a broken file')
+  t.equal(ctx.diagnostics.errors, 0, 'the session is still written')
+  t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'bad-meta', source: 'codex', position: { file: config, line: 2 } }])
+  // Values the old line matcher missed: single quotes, a comment after the value.
+  writeFileSync(config, "model = 'o9-mini' # the fast one\nmodel_provider = \"corp\"\n")
+  const [w2] = await writeAll(ctxFor(home), claudeStream(), { force: true })
+  const l2 = jsonl(w2!.path)
+  t.same([l2[0].payload.model_provider, l2[1].payload.model], ['corp', 'o9-mini'])
+})
+
+t.test('derived v7 ids are the ones earlier versions wrote', async (t) => {
+  // Pinned from the hand-rolled derivation this replaced: the same source converts to the same id.
+  t.equal(derivedUuidV7('claude-code:5d2f7e10-2222-4b4b-9b9b-000000000abc', new Date('2026-11-02T09:15:00.000Z')), '01a19b8a-6220-7292-997b-1f95e4a7cbce')
+  t.equal(derivedUuidV7('a', new Date(0)), '00000000-0000-7a97-8112-ca1bbdcafac2')
+  t.equal(derivedUuidV7('grok:x:turn:3', new Date('2025-01-01T12:34:56.789Z')), '019421dc-a895-721a-88f9-56ce1911ad25')
+  t.equal(derivedUuidV7('z', new Date('invalid')), '00000000-0000-794e-919a-e499312b2943', 'an invalid time is zero, as before')
+  t.ok(isUuid(derivedUuidV7('far', new Date(8.64e15))), 'a time past 48 bits is clamped, not an exception')
+  t.notOk(isUuid('../../../etc/x'))
+})
+
 t.test('hostile native ids never reach a path', async (t) => {
   const home = homeWith(t, 'classic')
   const { recs } = await readAll(ctxFor(home), CLASSIC_ID, { native: true })
   const s = { ...(recs[0] as any), native_id: '../../../etc/x' }
   const out = tempDir(t)
-  await t.rejects(writeAll(ctxFor(home), [s, ...recs.slice(1)], { out }), { code: 'EBADID' })
+  await t.rejects(writeAll(ctxFor(home), [s, ...recs.slice(1)], { out }), { code: 'not-written', failures: [{ error: { code: 'unsafe-path' } }] })
   t.same(rollouts(out), [])
   t.equal(execFileSync('find', [out, '-type', 'f']).toString(), '', 'no temp file left behind')
 })
