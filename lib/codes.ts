@@ -22,6 +22,7 @@ export const CODES = {
   'bad-document': 'a JSON document (Messages or export document) is invalid',
   'bad-zstd': 'compressed data is truncated or corrupt; everything before it was read',
   'bad-meta': 'a metadata file or header line (summary.json, meta.json, session_meta) is missing or invalid',
+  'bad-config': 'a configuration file does not parse; its settings were not used',
   'bad-row': 'a database row could not be decoded; it was skipped',
   'db-error': 'a database could not be opened or queried',
   unreadable: 'a file or directory could not be read',

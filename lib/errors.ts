@@ -55,9 +55,17 @@ export class FerryError extends Error {
 
 /** The command line is wrong: exit 2 with a one-line message. */
 export class UsageError extends FerryError {
-  constructor(message: string) {
-    super(message, { code: 'usage' })
+  constructor(message: string, code: 'usage' | 'ambiguous' = 'usage') {
+    super(message, { code })
     this.name = 'UsageError'
+  }
+}
+
+/** A reference matches several sessions: a usage error (exit 2) with its own code. */
+export class AmbiguousError extends UsageError {
+  constructor(message: string) {
+    super(message, 'ambiguous')
+    this.name = 'AmbiguousError'
   }
 }
 

@@ -3,7 +3,7 @@
  * session of a harness.
  */
 import { existsSync } from 'node:fs'
-import { FerryError, UsageError } from './errors.js'
+import { AmbiguousError, FerryError, UsageError } from './errors.js'
 import type { StoreContext } from './context.js'
 import { getHarness, harnesses, isHarnessId, storeHarnesses, streamHarness } from './harness/registry.js'
 import type { Harness, SessionInfo } from './harness/types.js'
@@ -48,6 +48,6 @@ export async function resolveRef(ctx: StoreContext, ref: string): Promise<Resolv
     if (s) found.push({ harness: h, session: s })
   }
   if (found.length === 1) return found[0]!
-  if (found.length > 1) throw new UsageError(`"${ref}" is ambiguous: ${found.map((f) => f.session.sid).join(', ')}`)
+  if (found.length > 1) throw new AmbiguousError(`"${ref}" is ambiguous: ${found.map((f) => f.session.sid).join(', ')}`)
   throw new FerryError(`no session "${ref}" (give harness:id, a path, or - for stdin)`, { code: 'no-session' })
 }

@@ -28,7 +28,7 @@ export async function readCodexConfig(root: string, diagnostics: Diagnostics): P
   } catch (err) {
     const line = (err as { line?: unknown }).line
     const first = (err as Error).message.split('\n')[0]
-    diagnostics.warn('bad-meta', `not valid TOML, its model and model_provider are not used: ${first}`, { file, ...(typeof line === 'number' ? { line } : {}) }, 'codex')
+    diagnostics.warn('bad-config', `not valid TOML, its model and model_provider are not used: ${first}`, { file, ...(typeof line === 'number' ? { line } : {}) }, 'codex')
     return {}
   }
   const out: CodexConfig = {}

@@ -8,7 +8,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { basename, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { UsageError } from '../../errors.js'
+import { AmbiguousError } from '../../errors.js'
 import { readHead, readLines, readTail } from '../../io/line-file.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { userContextKind } from './context.js'
@@ -209,7 +209,7 @@ export async function resolve(ctx: StoreContext, root: string, ref: string): Pro
   for await (const f of allFiles(root, true)) if (f.name.id.startsWith(want)) matches.push(f)
   if (matches.length === 0) return null
   const ids = new Set(matches.map((m) => m.name.id))
-  if (ids.size > 1) throw new UsageError(`codex: "${ref}" matches ${ids.size} sessions (${[...ids].slice(0, 5).join(', ')}…); give more of the id`)
+  if (ids.size > 1) throw new AmbiguousError(`codex: "${ref}" matches ${ids.size} sessions (${[...ids].slice(0, 5).join(', ')}…); give more of the id`)
   const m = matches[0]!
   return describe(m.path, { archived: m.archived, names: await threadNames(ctx, root) })
 }

@@ -4,7 +4,7 @@
  * reading a parent emits its children anyway.
  */
 import { sessionKey } from '../../model.js'
-import { UsageError } from '../../errors.js'
+import { AmbiguousError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { columns, dbError, openReadOnly } from './db.js'
@@ -138,6 +138,6 @@ export async function resolveSession(ctx: StoreContext, ref: string): Promise<Se
       h.close()
     }
   }
-  if (found.length > 1) throw new UsageError(`session prefix "${id}" is ambiguous (${found.map((f) => f.id).join(', ')}, …)`)
+  if (found.length > 1) throw new AmbiguousError(`session prefix "${id}" is ambiguous (${found.map((f) => f.id).join(', ')}, …)`)
   return found[0] ?? null
 }

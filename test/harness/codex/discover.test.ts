@@ -64,7 +64,7 @@ t.test('resolve: id, unique prefix, path; ambiguous prefix is an error; unknown 
   t.equal((await codex.resolve!(ctx, ARCHIVED_ID))?.archived, true, 'archived sessions resolve too')
   const file = rollouts(join(home, '.codex', 'sessions'))[1]!
   t.equal((await codex.resolve!(ctx, file))?.id, CODEMODE_ID)
-  await t.rejects(codex.resolve!(ctx, '019a'), { code: 'usage' })
+  await t.rejects(codex.resolve!(ctx, '019a'), { code: 'ambiguous' })
   t.equal(await codex.resolve!(ctx, 'ffffffff'), null)
   t.equal(await codex.resolve!(ctx, '../etc'), null)
   // A non-rollout file is not ours.

@@ -141,7 +141,7 @@ t.test('a config.toml that does not parse: defaults, and a warning naming the fi
   const lines = jsonl(w!.path)
   t.same([lines[0].payload.model_provider, lines[1].payload.model], ['openai', 'gpt-5.5'], 'nothing from a broken file')
   t.equal(ctx.diagnostics.errors, 0, 'the session is still written')
-  t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'bad-meta', source: 'codex', position: { file: config, line: 2 } }])
+  t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'bad-config', source: 'codex', position: { file: config, line: 2 } }])
   // Values the old line matcher missed: single quotes, a comment after the value.
   writeFileSync(config, "model = 'o9-mini' # the fast one\nmodel_provider = \"corp\"\n")
   const [w2] = await writeAll(ctxFor(home), claudeStream(), { force: true })
