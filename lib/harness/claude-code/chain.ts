@@ -9,7 +9,8 @@
  * history before a compaction is part of the conversation we emit (marked by a
  * boundary record), and guards against cycles.
  */
-import { fileLines } from './file-lines.js'
+import { openBytes } from '../../io/bytes.js'
+import { cappedSplitter, LineReporter, type LineContext } from '../../io/line-file.js'
 import { scanTop, str } from './scan.js'
 
 export const CHAIN_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 'system', 'attachment'])
@@ -38,6 +39,8 @@ export interface ChainSummary {
   /** Summary text of the active leaf, when a `summary` record names it. */
   summary?: string
   danglingParent?: string
+  /** 0-based numbers of the lines over the cap (skipped; the second pass reports them). */
+  overlong: number[]
 }
 
 export class ChainIndex {
@@ -51,7 +54,7 @@ export class ChainIndex {
   private lastNode = -1
   private lastPromptLeaf: string | undefined
   private readonly summaries = new Map<string, string>()
-  readonly info: ChainSummary = { bytes: 0, lines: 0 }
+  readonly info: ChainSummary = { bytes: 0, lines: 0, overlong: [] }
 
   private node(uuid: string): number {
     let n = this.nodes.get(uuid)
@@ -157,18 +160,39 @@ export class ChainIndex {
   }
 }
 
-/** Runs the first pass over a whole file. */
-export async function buildIndex(path: string, allowSidechain: boolean, maxLineBytes?: number): Promise<ChainIndex> {
-  const idx = new ChainIndex()
-  let bytes = 0
-  let lines = 0
-  for await (const l of fileLines(path, maxLineBytes === undefined ? {} : { maxLineBytes })) {
-    lines = l.no + 1
-    bytes += (l.overlong ?? l.buf.length) + (l.unterminated ? 0 : 1)
-    if (!l.overlong && l.buf.length) idx.add(l.buf, l.no, allowSidechain)
+/**
+ * Notes over-long lines without reporting them: the second pass reads the
+ * same bytes through readLines, which reports each one once, in file order
+ * with the other problems of the file.
+ */
+class OverlongNoter extends LineReporter {
+  constructor(ctx: LineContext, file: string, private readonly into: number[]) {
+    super(ctx, 'claude-code', file)
   }
-  idx.info.bytes = bytes
-  idx.info.lines = lines
+
+  override overlong(no: number): void {
+    this.into.push(no)
+  }
+}
+
+/**
+ * Runs the first pass over a whole file, synchronously per chunk (only the
+ * top-level scalars of each line are scanned), with the run's line cap.
+ */
+export async function buildIndex(ctx: LineContext, path: string, allowSidechain: boolean): Promise<ChainIndex> {
+  const idx = new ChainIndex()
+  const splitter = cappedSplitter(ctx, new OverlongNoter(ctx, path, idx.info.overlong), (buf, no) => {
+    if (buf.length) idx.add(buf, no, allowSidechain)
+  })
+  const { stream } = await openBytes(path)
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) splitter.push(chunk)
+  } finally {
+    stream.destroy()
+  }
+  splitter.end()
+  idx.info.bytes = splitter.bytes
+  idx.info.lines = splitter.lineNo
   idx.finish()
   return idx
 }

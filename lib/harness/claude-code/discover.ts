@@ -3,7 +3,6 @@
  * `<root>/projects/`. Side folders (`<uuid>/subagents`, `<uuid>/tool-results`,
  * `memory/`) are not sessions and are never descended into.
  */
-import { headLines } from './file-lines.js'
 import { readdir, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
@@ -11,6 +10,7 @@ import { UsageError } from '../../errors.js'
 import { sessionKey } from '../../model.js'
 import type { SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
+import { readHead, type LineContext } from '../../io/line-file.js'
 import { readMeta } from './meta.js'
 
 export const HARNESS = 'claude-code' as const
@@ -45,7 +45,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
   const id = basename(path, '.jsonl')
   const info: SessionInfo = { harness: HARNESS, id, sid: sessionKey(HARNESS, id), path, locator: { path } }
   try {
-    const m = await readMeta(path)
+    const m = await readMeta(ctx, path)
     info.bytes = m.bytes
     if (m.cwd) info.cwd = m.cwd
     if (m.title) info.title = m.title
@@ -55,7 +55,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
     if (m.createdAt) info.created_at = m.createdAt
     info.updated_at = m.updatedAt ?? m.mtime.toISOString()
   } catch (err) {
-    ctx.diagnostics.warn('unreadable', `cannot read session metadata: ${(err as Error).message}`, { file: path })
+    ctx.diagnostics.warn('unreadable', `cannot read session metadata: ${(err as Error).message}`, { file: path }, HARNESS)
   }
   return info
 }
@@ -88,10 +88,11 @@ const CLAUDE_TYPES = new Set(['summary', 'custom-title', 'ai-title', 'file-histo
  * envelope: other harnesses' `.jsonl` files (Codex rollouts, the ferry
  * stream) must not be claimed here.
  */
-async function looksLikeClaude(path: string): Promise<boolean> {
-  const lines = await headLines(path, 256 * 1024, 8)
+async function looksLikeClaude(ctx: LineContext, path: string): Promise<boolean> {
+  const { lines } = await readHead(path, { maxBytes: 256 * 1024, maxLines: 8 })
   if (lines.length === 0) return /^[0-9a-f-]{36}\.jsonl$/i.test(basename(path))
   for (const l of lines) {
+    if (l.length > ctx.maxLineBytes) continue
     let o: unknown
     try {
       o = JSON.parse(l.toString('utf8'))
@@ -111,7 +112,7 @@ export async function resolveRef(ctx: StoreContext, root: string, ref: string): 
   if (!ref || ref.includes('\0')) return null
   if (ref.includes('/') || ref.endsWith('.jsonl')) {
     const p = resolvePath(ref)
-    if (p.endsWith('.jsonl') && (await isFile(p))) return (await looksLikeClaude(p)) ? infoFor(ctx, p) : null
+    if (p.endsWith('.jsonl') && (await isFile(p))) return (await looksLikeClaude(ctx, p)) ? infoFor(ctx, p) : null
     if (await isDir(p)) {
       const f = `${p.replace(/\/+$/, '')}.jsonl`
       if (await isFile(f)) return infoFor(ctx, f)

@@ -3,7 +3,7 @@
  * sub-agents and spilled tool outputs beside them. See docs/formats/claude-code.md.
  */
 import { resolve } from 'node:path'
-import { defineHarness } from '../types.js'
+import { defineHarness, type Flags } from '../types.js'
 import { discover, resolveRef } from './discover.js'
 import { readSession } from './source.js'
 import { claudeSink } from './sink.js'
@@ -12,6 +12,15 @@ import { tools } from './tools.js'
 import type { StoreContext } from '../../context.js'
 
 const root = (ctx: StoreContext): string => ctx.roots['claude-code'] ?? (ctx.env.CLAUDE_CONFIG_DIR || resolve(ctx.home, '.claude'))
+
+/** Declared apart from the call so source.ts and sink.ts can type their options from them. */
+export const readFlags = {
+  inlineSpilled: { type: 'boolean', describe: 'replace <persisted-output> previews with the full text from tool-results/*.txt', default: false, aliases: ['inline-spilled'] },
+} satisfies Flags
+
+export const writeFlags = {
+  thinking: { type: 'string', choices: ['text', 'drop'] as const, describe: 'reasoning without a genuine Anthropic signature is written as "text" or "drop"ped', default: 'text', aliases: ['thinking'] },
+} satisfies Flags
 
 export const claudeCode = defineHarness({
   id: 'claude-code',
@@ -23,12 +32,8 @@ export const claudeCode = defineHarness({
     root,
   },
   resumeHint: 'claude --resume <id>',
-  readFlags: {
-    inlineSpilled: { type: 'boolean', describe: 'replace <persisted-output> previews with the full text from tool-results/*.txt', default: false, aliases: ['inline-spilled'] },
-  },
-  writeFlags: {
-    thinking: { type: 'string', choices: ['text', 'drop'] as const, describe: 'reasoning without a genuine Anthropic signature is written as "text" or "drop"ped', default: 'text', aliases: ['thinking'] },
-  },
+  readFlags,
+  writeFlags,
   discover: (ctx) => discover(ctx, root(ctx)),
   resolve: (ctx, ref) => resolveRef(ctx, root(ctx), ref),
   read: (ctx, info, opts) => readSession(ctx, info, opts),

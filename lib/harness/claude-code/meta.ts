@@ -1,17 +1,23 @@
 /**
  * Cheap session metadata from the head and a bounded tail of a transcript,
- * without parsing the whole file (claude-code.md §2 "Discovery").
+ * without parsing the whole file (claude-code.md §2 "Discovery"). Lines over
+ * the run's line cap are passed over here, unreported: reading the session
+ * is what reports them, with their line numbers.
  */
 import { stat } from 'node:fs/promises'
-import { headLines, tailLines } from './file-lines.js'
+import { readHead, readTail, type LineContext } from '../../io/line-file.js'
 import { scanTop, str, type Scalar } from './scan.js'
 import { promptTitle } from './text.js'
 
 const HEAD_BYTES = 512 * 1024
 const HEAD_LINES = 200
 const TAIL_BYTES = 256 * 1024
-/** Lines larger than this are not JSON-parsed during discovery (only scanned). */
-const PARSE_CAP = 256 * 1024
+/**
+ * Discovery's parse budget, not a line cap: a line larger than this (but
+ * within the cap) has its top-level scalars scanned, and is not JSON-parsed
+ * for a model or a prompt title, so listing a store stays cheap.
+ */
+const PARSE_BUDGET = 256 * 1024
 
 const HEAD_KEYS = new Set(['type', 'cwd', 'version', 'gitBranch', 'timestamp', 'isMeta', 'isSidechain', 'isCompactSummary', 'sessionId'])
 const TAIL_KEYS = new Set(['type', 'timestamp', 'customTitle', 'aiTitle', 'summary', 'leafUuid', 'isSidechain'])
@@ -30,7 +36,7 @@ export interface SessionMeta {
 }
 
 function parseSmall(line: Buffer): Record<string, unknown> | null {
-  if (line.length > PARSE_CAP) return null
+  if (line.length > PARSE_BUDGET) return null
   try {
     const v: unknown = JSON.parse(line.toString('utf8'))
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
@@ -45,11 +51,13 @@ function modelOf(line: Buffer): string | undefined {
   return typeof m === 'string' && m !== '<synthetic>' ? m : undefined
 }
 
-export async function readMeta(path: string): Promise<SessionMeta> {
+export async function readMeta(ctx: LineContext, path: string): Promise<SessionMeta> {
   const st = await stat(path)
   const meta: SessionMeta = { bytes: st.size, mtime: st.mtime }
+  const withinCap = (line: Buffer): boolean => line.length <= ctx.maxLineBytes
   let firstPrompt: string | undefined
-  for (const line of await headLines(path, Math.min(HEAD_BYTES, Math.max(st.size, 1)), HEAD_LINES)) {
+  const head = await readHead(path, { maxBytes: HEAD_BYTES, maxLines: HEAD_LINES })
+  for (const line of head.lines.filter(withinCap)) {
     const f = scanTop(line, HEAD_KEYS)
     if (!f) continue
     const ts = str(f.timestamp)
@@ -72,7 +80,7 @@ export async function readMeta(path: string): Promise<SessionMeta> {
   let ai: string | undefined
   let summary: string | undefined
   let lastModel: string | undefined
-  for (const line of await tailLines(path, st.size, TAIL_BYTES)) {
+  for (const line of (await readTail(path, st.size, TAIL_BYTES)).filter(withinCap)) {
     const f: Record<string, Scalar> | null = scanTop(line, TAIL_KEYS)
     if (!f) continue
     const ts = str(f.timestamp)

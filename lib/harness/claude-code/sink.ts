@@ -12,25 +12,42 @@
  * Sub-agent sessions whose parent was written in the same run go to
  * `<parent id>/subagents/agent-<id>.jsonl` with their `.meta.json`.
  */
+import { createHash } from 'node:crypto'
 import { chmod, rm } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { v5 as uuidV5, validate as isUuid } from 'uuid'
 import type { StoreContext } from '../../context.js'
+import { FerryError, UnsafePathError } from '../../errors.js'
 import { AtomicFile, writeWholeFile } from '../../io/atomic.js'
 import {
-  parseSessionKey, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
+  sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
   type SessionRec, type ToolResultBlock, type ToolUseBlock,
 } from '../../model.js'
 import { toNative } from '../../tools/table.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { WriteOptions, WrittenSession } from '../types.js'
+import type { OptionsOf, WriteOptions, WrittenSession } from '../types.js'
 import { HARNESS, projectsDir } from './discover.js'
 import { scanTop, str } from './scan.js'
 import { isSafeSlug, projectSlug } from './slug.js'
-import { isUuid, shortHash, uuidV5 } from './uuid.js'
+import type { writeFlags } from './index.js'
 
-export interface ClaudeWriteOptions extends WriteOptions {
-  /** Reasoning that Anthropic did not sign: `text` (default) or `drop`. */
-  thinking?: 'text' | 'drop' | string
+/** The options every sink takes plus this harness's `writeFlags` (`thinking`: `text` or `drop`). */
+export type ClaudeWriteOptions = WriteOptions & OptionsOf<typeof writeFlags>
+
+/**
+ * ferry's namespace for the name-based (v5) UUIDs it writes (a fixed random
+ * v4). Changing it, or the names hashed in it, changes every id ferry has
+ * written, so re-writing a session would no longer find the same file.
+ */
+const FERRY_NS = '6f1d4c2a-8b3e-4f5a-9c7d-2e1b0a9f8c6d'
+
+function v5(name: string): string {
+  return uuidV5(name, FERRY_NS)
+}
+
+/** Short derived ids (agent ids, tool ids, message ids): a hex prefix of SHA-1. */
+function shortHash(name: string, hexChars: number): string {
+  return createHash('sha1').update(name, 'utf8').digest('hex').slice(0, hexChars)
 }
 
 /** Written as `version` when the source is another harness (the client we verified against). */
@@ -59,7 +76,8 @@ export function safeToolId(id: string): string {
 export function claudeSink(ctx: StoreContext, root: string, opts: ClaudeWriteOptions = {}): SessionSink {
   const store = opts.out ? resolve(opts.out) : root
   const written = new Map<string, WrittenTarget>()
-  return new SessionSink(ctx, 'claude-code', async (header) => ClaudeWriter.open(ctx, store, header, opts, written))
+  const attempted = new Set<string>()
+  return new SessionSink(ctx, HARNESS, async (header) => ClaudeWriter.open(ctx, store, header, opts, written, attempted))
 }
 
 class ClaudeWriter implements SessionWriter {
@@ -95,16 +113,21 @@ class ClaudeWriter implements SessionWriter {
     private readonly agentId: string | undefined,
     private readonly startTs: string,
   ) {
-    this.source = header.source?.harness ?? parseSessionKey(header.sid).harness
+    this.source = sourceHarness(header)
     this.lastTs = startTs
     this.title = header.title
   }
 
-  static async open(ctx: StoreContext, store: string, header: SessionRec, opts: ClaudeWriteOptions, written: Map<string, WrittenTarget>): Promise<ClaudeWriter> {
-    const source = header.source?.harness ?? parseSessionKey(header.sid).harness
-    const same = source === HARNESS
+  static async open(ctx: StoreContext, store: string, header: SessionRec, opts: ClaudeWriteOptions, written: Map<string, WrittenTarget>, attempted: Set<string>): Promise<ClaudeWriter> {
+    attempted.add(header.sid)
+    const same = sourceHarness(header) === HARNESS
     const startTs = header.created_at ?? header.updated_at ?? new Date().toISOString()
     const parent = header.parent?.kind === 'subagent' ? written.get(header.parent.sid) : undefined
+    // A sub-agent whose parent failed in this run would otherwise land in the
+    // store as a stray session of its own; it shares its parent's fate.
+    if (header.parent?.kind === 'subagent' && !parent && attempted.has(header.parent.sid)) {
+      throw new FerryError(`its parent session ${header.parent.sid} was not written`, { code: 'not-written', source: HARNESS })
+    }
     let path: string
     let target: WrittenTarget
     let agentId: string | undefined
@@ -115,12 +138,13 @@ class ClaudeWriter implements SessionWriter {
       target = parent
       path = join(parent.projectDir, parent.sessionId, 'subagents', `agent-${agentId}.jsonl`)
     } else {
-      const sessionId = same && isUuid(header.native_id) ? header.native_id : uuidV5(`session:${header.sid}`)
+      const sessionId = same && isUuid(header.native_id) ? header.native_id : v5(`session:${header.sid}`)
       const original = same && header.source.locator?.path ? basename(dirname(header.source.locator.path)) : undefined
       const dirName = original && isSafeSlug(original) && !header.parent ? original : projectSlug(header.cwd || ctx.home)
       target = { projectDir: join(projectsDir(store), dirName), sessionId }
       path = join(target.projectDir, `${sessionId}.jsonl`)
     }
+    insideStore(store, path)
     const file = await AtomicFile.create(path, { force: opts.force === true })
     return new ClaudeWriter(ctx, header, opts, file, target, written, same, agentId, startTs)
   }
@@ -146,7 +170,7 @@ class ClaudeWriter implements SessionWriter {
   private uuidFor(rec: { id: string }, k: number): string {
     const prefix = `${this.header.sid}:u`
     if (this.same && k === 0 && rec.id.startsWith(prefix) && isUuid(rec.id.slice(prefix.length))) return rec.id.slice(prefix.length)
-    return uuidV5(`${this.target.sessionId}:${rec.id}#${k}`)
+    return v5(`${this.target.sessionId}:${rec.id}#${k}`)
   }
 
   private envelope(type: string, uuid: string, ts: string | null | undefined): Obj {
@@ -192,7 +216,7 @@ class ClaudeWriter implements SessionWriter {
     if (rec.kind === 'native' && rec.native_type === `${HARNESS}/tool-result-file`) {
       const name = n.file?.startsWith('tool-results/') ? n.file.slice('tool-results/'.length) : ''
       if (!SAFE_FILE.test(name)) {
-        this.ctx.diagnostics.warn('side-file', `side file name refused: ${JSON.stringify(n.file)}`)
+        this.ctx.diagnostics.warn('side-file', `side file name refused: ${JSON.stringify(n.file)}`, { file: this.file.path }, HARNESS)
         return
       }
       const p = join(this.sessionDir, 'tool-results', name)
@@ -227,7 +251,7 @@ class ClaudeWriter implements SessionWriter {
   private async flushOpen(): Promise<void> {
     if (this.open.size && this.modelled) {
       for (const [, id] of this.open) {
-        const uuid = uuidV5(`${this.target.sessionId}:synthetic-result:${id}`)
+        const uuid = v5(`${this.target.sessionId}:synthetic-result:${id}`)
         const e = this.envelope('user', uuid, null)
         await this.chainLine(e, uuid, {
           message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: NO_RESULT, is_error: true }] },
@@ -249,7 +273,7 @@ class ClaudeWriter implements SessionWriter {
     if (this.pendingSummary === null) return
     const text = this.pendingSummary
     this.pendingSummary = null
-    const uuid = uuidV5(`${this.target.sessionId}:summary:${this.lines}`)
+    const uuid = v5(`${this.target.sessionId}:summary:${this.lines}`)
     await this.chainLine(this.envelope('user', uuid, null), uuid, { message: { role: 'user', content: text }, isCompactSummary: true, isVisibleInTranscriptOnly: true })
     this.afterBoundary = false
   }
@@ -382,7 +406,7 @@ class ClaudeWriter implements SessionWriter {
           if (this.same && isObj(b.value)) content.push(b.value)
           break
         case 'tool_result':
-          this.ctx.diagnostics.warn('unsupported', `tool result inside an assistant message dropped (${rec.id})`)
+          this.ctx.diagnostics.warn('unsupported', `tool result inside an assistant message dropped (${rec.id})`, { file: this.file.path }, HARNESS)
           break
         default:
           break
@@ -430,7 +454,7 @@ class ClaudeWriter implements SessionWriter {
         if (src === 'custom') await this.line({ type: 'custom-title', customTitle: this.title, sessionId: this.target.sessionId })
         else if (src !== 'first_prompt') await this.line({ type: 'ai-title', aiTitle: this.title, sessionId: this.target.sessionId })
       }
-      if (this.lines === 0) this.ctx.diagnostics.warn('empty-session', `nothing to write for ${this.header.sid}`)
+      if (this.lines === 0) this.ctx.diagnostics.warn('empty-session', `nothing to write for ${this.header.sid}`, { file: this.file.path }, HARNESS)
       await chmod(this.file.tmp, 0o600)
       if (this.agentId !== undefined) await this.writeMeta()
       await this.file.commit({ force: this.opts.force === true })
@@ -472,6 +496,16 @@ class ClaudeWriter implements SessionWriter {
     await this.file.abort()
     for (const p of this.sideFiles.splice(0)) await rm(p, { force: true })
   }
+}
+
+/**
+ * Every name in a written path is derived or checked (UUIDs, safe slugs,
+ * agent ids); this is the last guard that none of them left the store, so a
+ * mistake there fails the session (sink policy) instead of writing outside.
+ */
+function insideStore(store: string, path: string): void {
+  const rel = relative(resolve(projectsDir(store)), resolve(path))
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new UnsafePathError(`refusing to write outside ${projectsDir(store)}`, path)
 }
 
 function resultTextOf(c: ToolResultBlock['content']): string {

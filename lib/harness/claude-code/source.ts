@@ -9,30 +9,29 @@
  * (one line per content block, same `message.id`, chained) become one message.
  * Sub-agent transcripts under `<id>/subagents/` follow as linked sessions.
  */
-import type { Code } from '../../codes.js'
 import { Readable } from 'node:stream'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
+import type { Code } from '../../codes.js'
 import type { StoreContext } from '../../context.js'
+import { FerryError } from '../../errors.js'
+import { LineReporter, readLines } from '../../io/line-file.js'
 import {
   recordId, sessionKey, sessionRecord,
   type BoundaryRec, type ContextKind, type EndRec, type FerryRecord, type MessageRec, type NativePass, type NativeRec,
   type SessionLink, type ToolResultBlock, type Warning,
 } from '../../model.js'
-import type { ReadOptions, SessionInfo } from '../types.js'
+import type { OptionsOf, ReadOptions, SessionInfo } from '../types.js'
 import { CHAIN_TYPES, buildIndex, type ChainIndex } from './chain.js'
 import { HARNESS, sideDir } from './discover.js'
-import { fileLines } from './file-lines.js'
 import { readMeta } from './meta.js'
 import { lineStart } from './scan.js'
 import { blocksFromContent, stopFromNative, usageFromNative } from './blocks.js'
 import { isCaveat, isReminder, parseCommand, parseCommandOutput, plainText } from './text.js'
+import type { readFlags } from './index.js'
 
-export interface ClaudeReadOptions extends ReadOptions {
-  /** Replace `<persisted-output>` previews with the full text of `tool-results/*.txt`. */
-  inlineSpilled?: boolean
-  maxLineBytes?: number
-}
+/** The options every reader takes plus this harness's `readFlags` (`inlineSpilled`). */
+export type ClaudeReadOptions = ReadOptions & OptionsOf<typeof readFlags>
 
 /** Side files larger than this are not inlined or passed through. */
 const SIDE_FILE_CAP = 64 * 1024 * 1024
@@ -82,8 +81,9 @@ async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOp
       const m: unknown = JSON.parse(metaRaw)
       if (isObj(m)) meta = m
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'no-session') {
-        ctx.diagnostics.warn('bad-meta', `unreadable sub-agent meta: ${(err as Error).message}`, { file: join(dir, `${stem}.meta.json`) })
+      // A sub-agent without its meta file is normal (older clients); a broken one is worth a word.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        ctx.diagnostics.warn('bad-meta', `unreadable sub-agent meta: ${(err as Error).message}`, { file: join(dir, `${stem}.meta.json`) }, HARNESS)
       }
     }
     const toolUseId = typeof meta?.toolUseId === 'string' ? meta.toolUseId : shared.agentCalls.get(agentId)
@@ -115,12 +115,20 @@ class Emitter {
     readonly native: boolean,
   ) {}
 
-  warn(code: Code, detail: string, line?: number, error = false): void {
-    const pos = { file: this.t.path, ...(line === undefined ? {} : { line: line + 1 }) }
-    if (error) {
-      this.errors++
-      this.ctx.diagnostics.error(code, detail, pos)
-    } else this.ctx.diagnostics.warn(code, detail, pos)
+  warn(code: Code, detail: string, line?: number): void {
+    this.ctx.diagnostics.warn(code, detail, { file: this.t.path, ...(line === undefined ? {} : { line: line + 1 }) }, HARNESS)
+    this.note(code, detail, line)
+  }
+
+  /** A line that could not be read (already reported): counted, and the session is incomplete. */
+  skipped(code: Code, detail: string, line: number): void {
+    this.errors++
+    this.counts.skipped_lines++
+    this.note(code, detail, line)
+  }
+
+  /** Kept in the `end` record, bounded. */
+  private note(code: Code, detail: string, line?: number): void {
     if (this.warnings.length < 100) this.warnings.push({ code, detail, at: line === undefined ? this.t.path : `${this.t.path}:${line + 1}` })
   }
 
@@ -160,15 +168,15 @@ class Emitter {
 }
 
 async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, shared: Shared): AsyncGenerator<FerryRecord> {
-  const maxLineBytes = opts.maxLineBytes
   let idx: ChainIndex
   try {
-    idx = await buildIndex(t.path, t.subagent !== undefined, maxLineBytes)
+    idx = await buildIndex(ctx, t.path, t.subagent !== undefined)
   } catch (err) {
-    ctx.diagnostics.error('unreadable', `cannot read session: ${(err as Error).message}`, { file: t.path })
+    if (err instanceof FerryError) ctx.diagnostics.error(err.code, err.message, err.position ?? { file: t.path }, HARNESS)
+    else ctx.diagnostics.error('unreadable', `cannot read session: ${(err as Error).message}`, { file: t.path }, HARNESS)
     return
   }
-  const meta = await readMeta(t.path).catch(() => undefined)
+  const meta = await readMeta(ctx, t.path).catch(() => undefined)
   const ci = idx.info
   const version = ci.version ?? meta?.version
   const format = `${HARNESS}/jsonl@${version ?? 'unknown'}`
@@ -206,25 +214,25 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   }
 
   const side = sideDir(t.subagent ? join(t.path, '..', '..') + '.jsonl' : t.path)
-  for await (const l of fileLines(t.path, { endByte: ci.bytes, ...(maxLineBytes === undefined ? {} : { maxLineBytes }) })) {
-    if (l.overlong !== undefined) {
-      em.counts.skipped_lines++
-      em.warn('line-too-long', `line of ${l.overlong} bytes skipped (over the line cap)`, l.no, true)
-      continue
-    }
+  const reporter = new LineReporter(ctx, HARNESS, t.path)
+  const bad = (l: { no: number; unterminated?: boolean }, reason: string): void => {
+    reporter.bad(l, reason)
+    em.skipped(l.unterminated ? 'torn-line' : 'bad-line', reason, l.no)
+  }
+  // Exactly the bytes the first pass indexed, so both passes see the same lines;
+  // this pass is the one that reports over-long lines (the first only noted them).
+  for await (const l of readLines(ctx, t.path, { source: HARNESS, endByte: ci.bytes })) {
     const start = lineStart(l.buf)
     if (start >= l.buf.length) continue
     let obj: unknown
     try {
       obj = JSON.parse(l.buf.toString('utf8', start))
     } catch (err) {
-      em.counts.skipped_lines++
-      em.warn('bad-line', l.unterminated ? 'truncated last line (no newline, not valid JSON) skipped' : `not valid JSON, skipped: ${(err as Error).message}`, l.no, true)
+      bad(l, `not valid JSON, skipped: ${(err as Error).message}`)
       continue
     }
     if (!isObj(obj)) {
-      em.counts.skipped_lines++
-      em.warn('bad-line', 'not a JSON object, skipped', l.no, true)
+      bad(l, 'not a JSON object, skipped')
       continue
     }
     const raw = em.native ? l.buf.toString('utf8') : undefined
@@ -247,6 +255,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
     for (const rec of await mapEntry(em, l.no, type, uuid, obj, raw, opts, side, shared)) yield rec
   }
   yield* em.flush()
+  for (const no of ci.overlong) em.skipped('line-too-long', `over the ${ctx.maxLineBytes}-byte line cap, skipped`, no)
 
   if (em.native && !t.subagent) {
     const dir = join(side, 'tool-results')

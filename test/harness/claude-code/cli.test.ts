@@ -2,7 +2,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ferry, jsonl, tempDir } from '../../helpers.js'
-import { DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, PROJECT } from './helpers.js'
+import { DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, LONG_ID, PROJECT, fixtureCopy, longLineSession } from './helpers.js'
 
 t.test('ferry ls / cat / convert on a Claude Code store (compiled CLI)', async (t) => {
   const ls = await ferry(['--home', FIXTURE_HOME, 'ls', '--harness', 'claude-code', '--json'])
@@ -22,7 +22,7 @@ t.test('ferry ls / cat / convert on a Claude Code store (compiled CLI)', async (
 
   const bad = await ferry(['--home', FIXTURE_HOME, 'cat', `claude-code:${DAMAGED_ID}`])
   t.not(bad.code, 0, 'a torn line makes the exit code non-zero')
-  t.match(bad.stderr, new RegExp(`${DAMAGED_ID}\\.jsonl:4: truncated last line`))
+  t.match(bad.stderr, new RegExp(`claude-code:torn-line: \\S*${DAMAGED_ID}\\.jsonl:4: last line has no newline`))
   t.equal(jsonl(bad.stdout).filter((r) => r.kind === 'message').length, 3, 'the good records were still emitted')
 })
 
@@ -38,4 +38,19 @@ t.test('ferry write --to claude-code --thinking drop', async (t) => {
   t.equal(w.code, 0, w.stderr)
   const [info] = jsonl(w.stdout)
   t.notOk(readFileSync(info.path, 'utf8').includes('SECRET-REASONING'))
+})
+
+t.test('--max-line-bytes reaches the Claude Code reader: the over-long line is located, the rest is read', async (t) => {
+  const home = fixtureCopy(t)
+  const path = longLineSession(home, 5000)
+  const r = await ferry(['--home', home, 'cat', `claude-code:${LONG_ID}`, '--max-line-bytes', '1000', '--no-native'])
+  t.equal(r.code, 1, 'a skipped line makes the run fail')
+  t.match(r.stderr, `claude-code:line-too-long: ${path}:2: `)
+  t.equal(r.stderr.match(/line-too-long: /g)?.length, 1, 'reported once, though the reader passes over the file twice')
+  const recs = jsonl(r.stdout)
+  t.same(recs.filter((x) => x.kind === 'message').map((m) => m.blocks[0].text), ['Print the log.', 'Here it is.', 'Thanks.'])
+  t.match(recs.at(-1), { kind: 'end', complete: false, counts: { skipped_lines: 1 } })
+  // Within the default cap the same file reads cleanly.
+  const ok = await ferry(['--home', home, 'cat', `claude-code:${LONG_ID}`, '--no-native'])
+  t.equal(ok.code, 0, ok.stderr)
 })

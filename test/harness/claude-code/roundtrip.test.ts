@@ -40,7 +40,7 @@ t.test('an existing session is not overwritten without force', async (t) => {
   const out = tempDir(t)
   const recs = await readAll(ctxFor(FIXTURE_HOME), DAMAGED_ID, { native: true })
   await writeAll(ctxFor(out), recs)
-  await t.rejects(writeAll(ctxFor(out), recs), { code: 'EEXIST' })
+  await t.rejects(writeAll(ctxFor(out), recs), { code: 'not-written', failures: [{ error: { code: 'exists' } }] })
   await writeAll(ctxFor(out), recs, { force: true })
   const left = readdirSync(join(out, '.claude', 'projects', '-home-dev-demo-app'))
   t.same(left, [`${DAMAGED_ID}.jsonl`], 'no temp files left behind')

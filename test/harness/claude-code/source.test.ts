@@ -1,8 +1,9 @@
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BoundaryRec, EndRec, FerryRecord, MessageRec, NativeRec, SessionRec, ToolResultBlock } from '../../../lib/model.js'
-import { AGENT_ID, DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, PROJECT, ctxFor, readAll } from './helpers.js'
+import { claudeCode } from '../../../lib/harness/claude-code/index.js'
+import { AGENT_ID, DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, LONG_ID, PROJECT, ctxFor, fixtureCopy, longLineSession, readAll } from './helpers.js'
 
 const sid = `claude-code:${FEATURE_ID}`
 const msgs = (recs: FerryRecord[], s = sid) => recs.filter((r): r is MessageRec => r.kind === 'message' && r.sid === s)
@@ -126,6 +127,36 @@ t.test('a damaged file: NUL-prefixed line read, torn last line reported with its
   const end = recs.find((r): r is EndRec => r.kind === 'end')!
   t.equal(end.complete, false)
   t.equal(end.counts!.skipped_lines, 1)
-  const d = ctx.diagnostics.items.find((x) => x.code === 'claude-code/bad-line')!
-  t.match(d, { severity: 'error', position: { file: join(PROJECT, `${DAMAGED_ID}.jsonl`), line: 4 } })
+  const d = ctx.diagnostics.items.find((x) => x.code === 'torn-line')!
+  t.match(d, { severity: 'error', source: 'claude-code', position: { file: join(PROJECT, `${DAMAGED_ID}.jsonl`), line: 4 } })
+  t.match(end.warnings, [{ code: 'torn-line', at: `${join(PROJECT, `${DAMAGED_ID}.jsonl`)}:4` }])
+})
+
+t.test('the run\'s line cap (ctx.maxLineBytes) holds on every read path', async (t) => {
+  const home = fixtureCopy(t)
+  const path = longLineSession(home, 5000)
+  const ctx = ctxFor(home, { maxLineBytes: 1000 })
+  const recs = await readAll(ctx, LONG_ID, { native: true })
+  const over = ctx.diagnostics.items.filter((d) => d.code === 'line-too-long')
+  t.match(over, [{ severity: 'error', source: 'claude-code', position: { file: path, line: 2 } }], 'once, with file and line')
+  t.same(msgs(recs, `claude-code:${LONG_ID}`).map(texts), ['Print the log.', 'Here it is.', 'Thanks.'])
+  const end = recs.find((r): r is EndRec => r.kind === 'end')!
+  t.match(end, { complete: false, counts: { skipped_lines: 1 }, warnings: [{ code: 'line-too-long', at: `${path}:2` }] })
+  t.notOk(recs.some((r) => r.native?.raw?.includes('xxxx')), 'nothing of the over-long line is carried')
+  // Discovery passes over it and still finds the session's metadata.
+  const info = await claudeCode.resolve!(ctx, LONG_ID)
+  t.match(info, { cwd: '/home/dev/demo-app', model: 'claude-sonnet-4-5', title: 'Print the log.' })
+  // The cap is the context's: a larger one reads the line.
+  const wide = ctxFor(home, { maxLineBytes: 10_000 })
+  await readAll(wide, LONG_ID)
+  t.equal(wide.diagnostics.errors, 0)
+})
+
+t.test('a sub-agent without its meta file is read without a warning', async (t) => {
+  const home = fixtureCopy(t)
+  rmSync(join(home, '.claude', 'projects', '-home-dev-demo-app', FEATURE_ID, 'subagents', `agent-${AGENT_ID}.meta.json`))
+  const ctx = ctxFor(home)
+  const recs = await readAll(ctx, FEATURE_ID)
+  t.match(recs.find((r) => r.kind === 'session' && r.sid === `claude-code:agent-${AGENT_ID}`), { parent: { kind: 'subagent', tool_use_id: 'toolu_syn_03' } }, 'linked through the parent\'s toolUseResult')
+  t.same(ctx.diagnostics.items.filter((d) => d.code === 'bad-meta'), [])
 })
