@@ -6,7 +6,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { UsageError } from '../../errors.js'
+import { AmbiguousError } from '../../errors.js'
 import { sessionKey } from '../../model.js'
 import type { SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
@@ -129,7 +129,7 @@ export async function resolveRef(ctx: StoreContext, root: string, ref: string): 
   }
   if (matches.length === 1) return infoFor(ctx, matches[0]!)
   if (matches.length > 1) {
-    throw new UsageError(`"${ref}" matches ${matches.length} Claude Code sessions: ${matches.slice(0, 5).map((m) => basename(m, '.jsonl')).join(', ')}${matches.length > 5 ? ', …' : ''}`)
+    throw new AmbiguousError(`"${ref}" matches ${matches.length} Claude Code sessions: ${matches.slice(0, 5).map((m) => basename(m, '.jsonl')).join(', ')}${matches.length > 5 ? ', …' : ''}`)
   }
   return null
 }

@@ -72,7 +72,7 @@ t.test('resolve: id, unique prefix, file path, side folder; ambiguous and hostil
   t.equal(await claudeCode.resolve!(ctx, 'nope'), null)
   const home = fixtureCopy(t)
   writeFileSync(join(home, '.claude', 'projects', '-home-dev-demo-app', '3f1c0000-0000-4000-8000-000000000000.jsonl'), '')
-  await t.rejects(claudeCode.resolve!(ctxFor(home), '3f1c'), { code: 'usage' })
+  await t.rejects(claudeCode.resolve!(ctxFor(home), '3f1c'), { code: 'ambiguous' })
 })
 
 t.test('an absent store yields nothing', async (t) => {
