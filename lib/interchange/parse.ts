@@ -21,16 +21,13 @@ import { MessagesDocReader } from './messages-doc.js'
 
 const SUPPORTED_MAJOR = 1
 
-/** Names this layer in reports (`interchange:bad-line`). */
-const SOURCE = 'interchange'
-
 export interface ParseOptions {
   /** Name for diagnostics (`-` for stdin). */
   file?: string
   diagnostics: Diagnostics
   maxLineBytes?: number
-  /** Harness id given to sessions read from a Messages document (the reading harness's own id). */
-  documentHarness: string
+  /** The reading harness's id: named in reports, and given to sessions read from a Messages document. */
+  harness: string
 }
 
 type Mode = 'undecided' | 'lines' | 'document'
@@ -38,6 +35,9 @@ type Mode = 'undecided' | 'lines' | 'document'
 export function parseStream(opts: ParseOptions): Transform {
   const file = opts.file ?? '<stdin>'
   const diags = opts.diagnostics
+  const SOURCE = opts.harness
+  // Set while the splitter flushes an unterminated last line: one that does not parse was cut short.
+  let flushing = false
   let mode: Mode = 'undecided'
   let head: Buffer[] = []
   let skipSid: string | null = null
@@ -49,7 +49,8 @@ export function parseStream(opts: ParseOptions): Transform {
     try {
       rec = JSON.parse(buf.toString('utf8'))
     } catch (err) {
-      diags.error('bad-line', `not valid JSON: ${(err as Error).message}`, { file, line: no + 1 }, SOURCE)
+      if (flushing) diags.error('torn-line', `last line has no newline and does not parse (cut short?): ${(err as Error).message}`, { file, line: no + 1 }, SOURCE)
+      else diags.error('bad-line', `not valid JSON: ${(err as Error).message}`, { file, line: no + 1 }, SOURCE)
       return
     }
     if (typeof rec !== 'object' || rec === null || Array.isArray(rec) || typeof (rec as { kind?: unknown }).kind !== 'string') {
@@ -77,7 +78,7 @@ export function parseStream(opts: ParseOptions): Transform {
 
   let doc: { write: (b: Buffer) => void; end: () => void } | null = null
   const startDocument = () => {
-    const reader = new MessagesDocReader((rec) => out.push(rec), opts.documentHarness, opts.file === '<stdin>' ? undefined : opts.file)
+    const reader = new MessagesDocReader((rec) => out.push(rec), opts.harness, opts.file === '<stdin>' ? undefined : opts.file)
     const p = parser.asStream()
     p.on('data', (tok: { name: string; value?: unknown }) => {
       try {
@@ -96,7 +97,7 @@ export function parseStream(opts: ParseOptions): Transform {
         res()
       })
       p.on('error', (err) =>
-        rej(err instanceof FerryError ? err : new FerryError(`not a valid JSON document: ${err.message}`, { code: 'bad-document', source: 'interchange', position: { file } })),
+        rej(err instanceof FerryError ? err : new FerryError(`not a valid JSON document: ${err.message}`, { code: 'bad-document', source: opts.harness, position: { file } })),
       )
     })
     return done
@@ -149,7 +150,9 @@ export function parseStream(opts: ParseOptions): Transform {
     flush(cb) {
       if (mode === 'undecided') decide(true)
       if (mode === 'lines') {
+        flushing = true
         splitter.end()
+        flushing = false
         return cb()
       }
       if (mode === 'document') {

@@ -49,6 +49,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
     info.bytes = m.bytes
     if (m.cwd) info.cwd = m.cwd
     if (m.title) info.title = m.title
+    if (m.titleSource) info.title_source = m.titleSource
     if (m.model) info.model = m.model
     if (m.version) info.agent_version = m.version
     if (m.gitBranch) info.git_branch = m.gitBranch

@@ -33,7 +33,7 @@ export async function resolveStream(_ctx: StoreContext, ref: string): Promise<Se
 }
 
 export function readStream(ctx: StoreContext, session: SessionInfo): Readable {
-  const parser = parseStream({ file: session.path === STDIN ? '<stdin>' : session.path, diagnostics: ctx.diagnostics, maxLineBytes: ctx.maxLineBytes, documentHarness: HARNESS })
+  const parser = parseStream({ file: session.path === STDIN ? '<stdin>' : session.path, diagnostics: ctx.diagnostics, maxLineBytes: ctx.maxLineBytes, harness: HARNESS })
   if (session.path === STDIN) return process.stdin.pipe(parser)
   const out = new PassThrough({ objectMode: true })
   openBytes(session.path).then(

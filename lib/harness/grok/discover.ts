@@ -135,8 +135,9 @@ export async function sessionInfo(ctx: StoreContext, dir: string): Promise<Sessi
   const sumCwd = isObj(s.info) && typeof s.info.cwd === 'string' && s.info.cwd ? s.info.cwd : undefined
   const cwd = sumCwd ?? (await groupCwd(dirname(dir)))
   if (cwd) info.cwd = cwd
-  const { title } = titleOf(s)
+  const { title, source } = titleOf(s)
   if (title) info.title = title
+  if (title && source) info.title_source = source
   if (typeof s.current_model_id === 'string' && s.current_model_id) info.model = s.current_model_id
   if (typeof s.head_branch === 'string' && s.head_branch) info.git_branch = s.head_branch
   const created = isoTime(s.created_at) ?? (summary ? undefined : await firstUpdateTime(ctx, dir))

@@ -67,7 +67,10 @@ export function toInfo(db: string, row: SessionRow): SessionInfo {
   }
   if (row.directory) info.cwd = row.directory
   const title = realTitle(row.title)
-  if (title) info.title = title
+  if (title) {
+    info.title = title
+    info.title_source = 'ai'
+  }
   const model = modelOf(row.model).id
   if (model) info.model = model
   if (row.version) info.agent_version = row.version
