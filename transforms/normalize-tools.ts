@@ -1,43 +1,48 @@
 /**
  * normalize-tools: maps every tool call to the canonical vocabulary
- * (Claude Code's names and argument keys) with lib/tools/table.ts, keeping
+ * (Claude Code's names and argument keys) with lib/vocabulary, keeping
  * the original in `native_name` / `native_input`. With `style` set to a
  * harness id it maps to that harness's own names instead (for reading a
  * session in a familiar vocabulary; `native_*` keep the source's).
  *
  * Options (`NormalizeToolsOptions`):
- * - `style`  a harness id (`codex`, `opencode`, …); default: canonical
+ * - `style`  a registered harness id (`codex`, `opencode`, …); default: canonical
  *
- * The harness is taken from each record's session key. Grok's ACP tool
- * kinds (`x['grok.tool_kinds']`) are passed to the table for randomised
- * tool names. Messages with a changed call lose `native`.
+ * The source harness is `sourceHarness()` of the session (its header when
+ * seen, else the session key). Hints its reader left on a message (e.g. ACP
+ * tool kinds for randomised names) come from that harness's vocabulary.
+ * Messages with a changed call lose `native`.
  */
 import type { Transform } from 'node:stream'
-import type { Block, MessageRec, ToolUseBlock } from '../lib/model.js'
+import { sourceHarness, type Block, type MessageRec, type ToolUseBlock } from '../lib/model.js'
 type HarnessId = string
-import { toCanonical, toNative } from '../lib/tools/table.js'
-import { harnessOf, recordTransform, withBlocks } from './util.js'
+import { getHarness } from '../lib/harness/registry.js'
+import { toCanonical, toNative, vocabularyOf } from '../lib/vocabulary/index.js'
+import { recordTransform, withBlocks } from './util.js'
 
 export interface NormalizeToolsOptions {
   style?: HarnessId | string
 }
 
 export function normalizeTools(opts: NormalizeToolsOptions = {}): Transform {
+  // An unknown style is a usage error (with a suggestion), not a silent no-op.
+  const style = opts.style ? getHarness(opts.style).id : undefined
+  const from = new Map<string, string>()
   return recordTransform((rec, push) => {
+    if (rec.kind === 'session') from.set(rec.sid, sourceHarness(rec))
     if (rec.kind !== 'message' || !rec.blocks.some((b) => b.type === 'tool_use')) return push(rec)
     const m = rec as MessageRec
-    const harness = harnessOf(m)
-    const kinds = (m.x?.['grok.tool_kinds'] ?? undefined) as Record<string, string> | undefined
+    const harness = from.get(m.sid) ?? sourceHarness(m)
+    const hints = vocabularyOf(harness).hints?.(m)
     let blocks: Block[] | null = null
     m.blocks.forEach((b, i) => {
       if (b.type !== 'tool_use') return
-      const kind = kinds?.[b.id]
-      let n: ToolUseBlock = toCanonical(harness, b, kind ? { kind } : undefined)
-      if (opts.style && opts.style !== harness) {
-        const t = toNative(opts.style as HarnessId, n, harness)
+      let n: ToolUseBlock = toCanonical(harness, b, hints?.[b.id])
+      if (style && style !== harness) {
+        const t = toNative(style, n, harness)
         n = { ...n, name: t.name, input: t.input, native_name: n.native_name ?? b.name }
         if (n.native_input === undefined && t.input !== b.input) n.native_input = b.input
-      } else if (opts.style === harness) {
+      } else if (style === harness) {
         n = b
       }
       if (n !== b) (blocks ??= m.blocks.slice())[i] = n

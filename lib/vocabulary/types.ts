@@ -43,13 +43,22 @@ export interface ToolVocabulary {
   rules: Record<string, Rule>
   /** Canonical tool name → this harness's own call. */
   targets: Record<string, Out>
-  /** Maps a call whose name is not in `rules` by what the reader knows of it (randomised names). */
+  /**
+   * Maps a call whose name is not in `rules` by what the reader knows of it
+   * (for harnesses that randomise tool names). Null: leave it native.
+   */
   byHint?(hint: ToolHint, input: unknown): { name: string; input: ToolInput } | null
-  /** Hints the reader left on a message, by tool call id. */
+  /** Hints this harness's reader left on a message, by tool call id (where it keeps them is its own business). */
   hints?(m: MessageRec): Record<string, ToolHint> | undefined
-  /** Whether a call of this name with a raw string input is written free-form. */
+  /** Whether a same-harness call of this name and input is written free-form (`NativeCall.freeform`). */
   freeform?(name: string, input: unknown): boolean
 }
+
+/** Canonical names the vocabularies map to (for docs and tests). */
+export const CANONICAL_TOOLS = [
+  'Bash', 'Read', 'Write', 'Edit', 'MultiEdit', 'ApplyPatch', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch',
+  'TodoWrite', 'Task', 'Skill', 'AskUserQuestion', 'NotebookEdit', 'WriteStdin',
+] as const
 
 /** A vocabulary that maps nothing (the interchange stream keeps whatever names it carries). */
 export const EMPTY_VOCABULARY: ToolVocabulary = { rules: {}, targets: {} }

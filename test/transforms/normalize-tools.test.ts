@@ -1,6 +1,7 @@
 import t from 'tap'
 import { normalizeTools } from '../../transforms/normalize-tools.js'
 import { end, msg, run, session } from './records.js'
+import { ferry } from '../helpers.js'
 import type { MessageRec } from '../../lib/model.js'
 
 t.test('codex calls become canonical, native kept; style maps to another harness', async (t) => {
@@ -26,4 +27,18 @@ t.test('grok kinds from x', async (t) => {
   const m = { ...msg(1, 'assistant', [{ type: 'tool_use', id: 'k1', name: 'qz_7', input: { command: 'make' } }]), sid, x: { 'grok.tool_kinds': { k1: 'execute' } } }
   const out = await run(normalizeTools(), [m])
   t.equal(((out[0] as MessageRec).blocks[0] as any).name, 'Bash')
+})
+
+t.test('style must be a registered harness id', async (t) => {
+  t.throws(() => normalizeTools({ style: 'opencod' }), { name: 'UsageError', message: /unknown harness "opencod".*did you mean opencode/ })
+  const r = await ferry(['normalize-tools', '--style', 'nonesuch'], { input: JSON.stringify(session()) + '\n' })
+  t.equal(r.code, 2, 'usage error exit')
+  t.match(r.stderr, /unknown harness "nonesuch"/)
+})
+
+t.test('the source harness comes from the session header first', async (t) => {
+  // The header says opencode; the key prefix (codex) would map nothing here.
+  const recs = [session({ source: { harness: 'opencode', locator: {} } }), msg(1, 'assistant', [{ type: 'tool_use', id: 'o1', name: 'read', input: { filePath: '/a' } }])]
+  const out = await run(normalizeTools(), recs)
+  t.same(((out[1] as MessageRec).blocks[0] as any).input, { file_path: '/a' })
 })

@@ -1,7 +1,12 @@
 /**
- * This harness's tool vocabulary (names and argument keys ↔ canonical).
- * Placeholder until the table moves here from lib/tools/table.ts.
+ * Claude Code's tool vocabulary. Its names and keys are the canonical set,
+ * so only the sub-agent tool differs: 2.1.x calls it `Agent`, older builds
+ * `Task` (canonical). Table and sources: docs/tools.md.
  */
-import { EMPTY_VOCABULARY, type ToolVocabulary } from '../../vocabulary/types.js'
+import { as } from '../../vocabulary/build.js'
+import type { ToolVocabulary } from '../../vocabulary/types.js'
 
-export const tools: ToolVocabulary = EMPTY_VOCABULARY
+export const tools: ToolVocabulary = {
+  rules: { Agent: { canon: 'Task' } },
+  targets: { Task: as('Agent') },
+}

@@ -1,6 +1,6 @@
 /**
- * This harness's tool vocabulary (names and argument keys ↔ canonical).
- * Placeholder until the table moves here from lib/tools/table.ts.
+ * The interchange stream has no tool vocabulary of its own: it carries
+ * whatever names the records hold (native, or canonical once normalized).
  */
 import { EMPTY_VOCABULARY, type ToolVocabulary } from '../../vocabulary/types.js'
 

@@ -1,7 +1,9 @@
 import t from 'tap'
-import { toCanonical, toNative } from '../../lib/tools/table.js'
-import { argvToCommand } from '../../lib/tools/shell.js'
-import { parsePatch, lowerPatch } from '../../lib/tools/patch.js'
+// The harness registry hands each harness's vocabulary to the engine at load.
+import '../../lib/harness/registry.js'
+import { toCanonical, toNative } from '../../lib/vocabulary/index.js'
+import { argvToCommand } from '../../lib/vocabulary/shell.js'
+import { parsePatch, lowerPatch } from '../../lib/vocabulary/patch.js'
 import type { ToolUseBlock } from '../../lib/model.js'
 
 const use = (name: string, input: unknown): ToolUseBlock => ({ type: 'tool_use', id: 'call_1', name, input })
