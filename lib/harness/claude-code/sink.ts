@@ -24,7 +24,7 @@ import {
   sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
   type SessionRec, type ToolResultBlock, type ToolUseBlock,
 } from '../../model.js'
-import { toNative } from '../../tools/table.js'
+import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { OptionsOf, WriteOptions, WrittenSession } from '../types.js'
 import { HARNESS, projectsDir } from './discover.js'

@@ -37,6 +37,7 @@ import { isObj } from './json.js'
 import { isSafeComponent } from './paths.js'
 import { isUserInfo, parseDataUrl, stripUserText, workspacePath } from './text.js'
 import { buildUpdatesIndex, lineTimestamp, loadImages, unwrap, type PromptInfo, type UpdatesIndex } from './updates-index.js'
+import { TOOL_KINDS } from './tools.js'
 
 export const FORMAT = 'grok/jsonl'
 const SIDECAR_CAP = 64 * 1024 * 1024
@@ -356,7 +357,7 @@ async function* fromChatHistory(
         }
         const textTs = content && prompt ? (prompt.textTs[textCursor++] ?? null) : null
         const x: Record<string, unknown> = {}
-        if (Object.keys(kinds).length) x['grok.tool_kinds'] = kinds
+        if (Object.keys(kinds).length) x[TOOL_KINDS] = kinds
         if (typeof item.model_fingerprint === 'string') x['grok.model_fingerprint'] = item.model_fingerprint
         const msg: MessageRec = { kind: 'message', ...base, role: 'assistant', ts: iso(textTs ?? toolTs), blocks, ...(typeof item.model_id === 'string' ? { model: item.model_id } : {}), ...(Object.keys(x).length ? { x } : {}) }
         for (const r of flush()) yield r
@@ -446,7 +447,7 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
     const a = agent
     agent = null
     if (!a || (!a.text && !a.calls.length)) return null
-    const m = mk(a.line, 'assistant', a.ts, [...(a.text ? [{ type: 'text' as const, text: a.text }] : []), ...a.calls], a.kinds && Object.keys(a.kinds).length ? { 'grok.tool_kinds': a.kinds } : undefined)
+    const m = mk(a.line, 'assistant', a.ts, [...(a.text ? [{ type: 'text' as const, text: a.text }] : []), ...a.calls], a.kinds && Object.keys(a.kinds).length ? { [TOOL_KINDS]: a.kinds } : undefined)
     if (stop) {
       m.stop_reason = stopReasonOf(stop)
       m.native_stop_reason = stop

@@ -33,7 +33,7 @@ import {
 import { AtomicFile } from '../../io/atomic.js'
 import { ExistsError, FerryError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
-import { toNative } from '../../tools/table.js'
+import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WriteOptions, WrittenSession } from '../types.js'
 import { IdMinter, sessionId } from './ids.js'

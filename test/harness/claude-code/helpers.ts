@@ -1,4 +1,6 @@
 /** Shared bits of the Claude Code tests: contexts over fixture stores, reading and writing streams. */
+// Sinks map tool names through the vocabularies the registry registers.
+import '../../../lib/harness/registry.js'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs'

@@ -1,4 +1,6 @@
 /** Shared helpers for the Codex tests: real files, real zstd, the real source and sink. */
+// Sinks map tool names through the vocabularies the registry registers.
+import '../../../lib/harness/registry.js'
 import { execFileSync } from 'node:child_process'
 import { cpSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,4 +1,6 @@
 /** Test helpers for the Grok harness: run reader and writer for real, compare directories. */
+// Sinks map tool names through the vocabularies the registry registers.
+import '../../../lib/harness/registry.js'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'

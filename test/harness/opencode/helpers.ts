@@ -1,5 +1,7 @@
 // Shared by the OpenCode tests: a HOME holding an OpenCode 1.18.33-shaped
 // database with every scenario, and small readers over the harness.
+// Sinks map tool names through the vocabularies the registry registers.
+import '../../../lib/harness/registry.js'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createContext } from '../../../lib/context.js'
