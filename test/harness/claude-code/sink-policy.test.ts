@@ -49,7 +49,7 @@ t.test('a sub-agent shares its parent\'s fate instead of landing in the store on
   const ctx = quiet(home)
   const before = files(join(home, '.claude'))
   const err = await pipeline(await open(`claude-code:${FEATURE_ID}`, { ctx }), sink('claude-code', { ctx })).then(() => null, (e: unknown) => e)
-  t.match(err, { code: 'not-written', failures: [{ sid: `claude-code:${FEATURE_ID}`, error: { code: 'exists' } }, { sid: `claude-code:agent-${AGENT_ID}`, error: { code: 'not-written' } }] })
+  t.match(err, { code: 'not-written', failures: [{ sid: `claude-code:${FEATURE_ID}`, error: { code: 'exists' } }, { sid: `claude-code:agent-${AGENT_ID}`, error: { code: 'exists' } }] })
   t.same(files(join(home, '.claude')), before, 'no stray session was written')
 })
 
