@@ -3,30 +3,34 @@
  * (Claude Code's names and argument keys) with lib/tools/table.ts, keeping
  * the original in `native_name` / `native_input`. With `style` set to a
  * harness id it maps to that harness's own names instead (for reading a
- * session in a familiar vocabulary; `native_*` keep the source's).
- *
- * Options (`NormalizeToolsOptions`):
- * - `style`  a harness id (`codex`, `opencode`, …); default: canonical
+ * session in a familiar vocabulary; `native_*` keep the source's). Its
+ * options are `normalizeToolsOptions` below.
  *
  * The harness is taken from each record's session key. Grok's ACP tool
  * kinds (`x['grok.tool_kinds']`) are passed to the table for randomised
  * tool names. Messages with a changed call lose `native`.
  */
 import type { Transform } from 'node:stream'
-import type { Block, MessageRec, ToolUseBlock } from '../lib/model.js'
+import { sourceHarness, type Block, type MessageRec, type ToolUseBlock } from '../lib/model.js'
 type HarnessId = string
 import { toCanonical, toNative } from '../lib/tools/table.js'
-import { harnessOf, recordTransform, withBlocks } from './util.js'
+import { mapRecords } from '../lib/pipeline.js'
+import { storeHarnesses } from '../lib/harness/registry.js'
+import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
+import { withBlocks } from './util.js'
 
-export interface NormalizeToolsOptions {
-  style?: HarnessId | string
-}
+export const normalizeToolsOptions = defineOptions({
+  style: { type: 'string', choices: () => storeHarnesses().map((h) => h.id), describe: 'Map to this harness\'s vocabulary instead of the canonical one' },
+})
 
-export function normalizeTools(opts: NormalizeToolsOptions = {}): Transform {
-  return recordTransform((rec, push) => {
+export type NormalizeToolsOptions = OptionsOf<typeof normalizeToolsOptions>
+
+export function normalizeTools(options: NormalizeToolsOptions = {}): Transform {
+  const opts = resolveOptions('normalize-tools', normalizeToolsOptions, options)
+  return mapRecords((rec, push) => {
     if (rec.kind !== 'message' || !rec.blocks.some((b) => b.type === 'tool_use')) return push(rec)
     const m = rec as MessageRec
-    const harness = harnessOf(m)
+    const harness = sourceHarness(m)
     const kinds = (m.x?.['grok.tool_kinds'] ?? undefined) as Record<string, string> | undefined
     let blocks: Block[] | null = null
     m.blocks.forEach((b, i) => {
