@@ -21,7 +21,7 @@ export function parseTime(value: string, now: number = Date.now(), flag = 'since
   const span = SPAN.exec(v)
   if (span) return now - Number(span[1]) * SPAN_MS[span[2] as keyof typeof SPAN_MS]
   const t = ISO.test(v) ? Date.parse(v) : Number.NaN
-  if (Number.isNaN(t)) throw new UsageError(`--${flag}: not an ISO date or a span like 7d, 12h, 30m, 2w: ${JSON.stringify(value)}`)
+  if (Number.isNaN(t)) throw new UsageError(`--${flag}: not a date (ISO) or a span like 7d, 12h, 30m, 2w: ${JSON.stringify(value)}`)
   return t
 }
 
