@@ -8,19 +8,30 @@ import { Readable, Transform, type Duplex, type Writable } from 'node:stream'
 import { pipeline as nodePipeline } from 'node:stream/promises'
 import type { FerryRecord } from './model.js'
 
-/** A record-level function: return the record (changed or not), several, or nothing to drop it. */
-export type RecordFn = (rec: FerryRecord) => FerryRecord | FerryRecord[] | null | undefined | void
+/** Emits one more record from inside a record function (or its flush). */
+export type Push = (rec: FerryRecord) => void
+
+/**
+ * A record-level function: return the record (changed or not), several, or
+ * nothing to drop it; `push` emits further records, for functions that hold
+ * records back and release them later.
+ */
+export type RecordFn = (rec: FerryRecord, push: Push) => FerryRecord | FerryRecord[] | null | undefined | void
 
 export type Stage = Duplex | Transform | RecordFn
 
-/** Wraps a record function into an object-mode Transform. */
-export function mapRecords(fn: RecordFn): Transform {
-  return new Transform({
+/**
+ * The one stage wrapper: an object-mode Transform from a record function,
+ * with an optional `flush` that may push what is still held at the end.
+ */
+export function mapRecords(fn: RecordFn, flush?: (push: Push) => void): Transform {
+  let push: Push = () => {}
+  const t = new Transform({
     objectMode: true,
     highWaterMark: 64,
     transform(rec: FerryRecord, _enc, cb) {
       try {
-        const out = fn(rec)
+        const out = fn(rec, push)
         if (Array.isArray(out)) for (const r of out) this.push(r)
         else if (out) this.push(out)
         cb()
@@ -28,7 +39,17 @@ export function mapRecords(fn: RecordFn): Transform {
         cb(err as Error)
       }
     },
+    flush(cb) {
+      try {
+        flush?.(push)
+        cb()
+      } catch (err) {
+        cb(err as Error)
+      }
+    },
   })
+  push = (r) => void t.push(r)
+  return t
 }
 
 function toStream(stage: Stage): Duplex {

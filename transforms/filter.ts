@@ -1,80 +1,62 @@
 /**
  * filter: selects sessions, and records and blocks within them, keeping the
- * stream valid.
- *
- * Session options (`FilterOptions`; all given ones must hold, `invert` negates the result):
- * - `harness`      harness ids (from the session key)
- * - `cwd`          glob on the session cwd (`*` within a path segment, `**` across)
- * - `since`/`until` ISO dates compared with `created_at` (`updated_at` when absent)
- * - `title`        regex (case-insensitive) on the title
- * - `grep`         regex (case-insensitive) on any message text: holds one session in memory
- * - `subagents`    false drops sub-agent sessions
- * - `minMessages`/`maxMessages` message count bounds: hold one session in memory
- * Record options:
- * - `roles`        keep messages of these roles
- * - `context`      false drops injected-context messages
- * - `blocks`       keep these block kinds: text, thinking, tool (calls and results together), image, file, unknown
- * - `tools`        keep only calls of these tool names (native or canonical) and their results
- * - `range`        `5-12` or `#5-12`: messages by 1-based position; refuses a range that cuts
- *                  a tool call from its result and names the nearest valid one (holds one session in memory)
+ * stream valid. Its options are `filterOptions` below.
  *
  * Pairing: a dropped tool call drops its result; a result whose call was
  * already written is kept. Messages left with no blocks are dropped, and a
  * `parent` pointing at a dropped record is re-pointed to its nearest kept
  * ancestor. Changed messages lose `native`; headers, `end` and untouched
- * records pass as they are.
+ * records pass as they are. What passed is counted: the stream's `counts`,
+ * final when it emits `count` at its end.
  */
 import type { Transform } from 'node:stream'
-import type { Block, FerryRecord, MessageRec, SessionRec } from '../lib/model.js'
-import { harnessOf, recordTransform, withBlocks } from './util.js'
+import { sourceHarness, type Block, type FerryRecord, type MessageRec, type SessionRec } from '../lib/model.js'
+import { mapRecords } from '../lib/pipeline.js'
+import { cwdMatcher, parseTime, sessionTime } from '../lib/select.js'
+import { UsageError } from '../lib/errors.js'
+import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
+import { withBlocks } from './util.js'
 
-export interface FilterOptions {
-  harness?: string[]
-  cwd?: string
-  since?: string
-  until?: string
-  title?: string
-  grep?: string
-  subagents?: boolean
-  minMessages?: number
-  maxMessages?: number
-  invert?: boolean
-  roles?: string[]
-  context?: boolean
-  blocks?: string[]
-  tools?: string[]
-  range?: string
-  /** Called once at the end with what passed (for `--count`). */
-  onCount?: (c: FilterCount) => void
-}
+const BLOCK_KINDS = ['text', 'thinking', 'tool', 'image', 'file', 'unknown'] as const
 
+export const filterOptions = defineOptions({
+  harness: { type: 'list', describe: 'Only sessions of these harnesses' },
+  cwd: { type: 'string', describe: 'Only sessions of this directory or below; a value with glob characters is a glob on the path (`*` within a segment, `**` across, `{a,b}`, `[…]`)' },
+  since: { type: 'string', describe: 'Sessions created at or after this ISO date/time, or this span ago (7d, 12h, 30m, 2w)' },
+  until: { type: 'string', describe: 'Sessions created at or before this ISO date/time, or this span ago' },
+  title: { type: 'string', describe: 'Regex on the title (case-insensitive)' },
+  grep: { type: 'string', describe: 'Regex on message text, case-insensitive (holds one session in memory)' },
+  subagents: { type: 'boolean', default: true, describe: 'Keep sub-agent sessions (`--no-subagents` drops them)' },
+  minMessages: { type: 'number', integer: true, min: 0, describe: 'At least this many messages (holds one session in memory)' },
+  maxMessages: { type: 'number', integer: true, min: 0, describe: 'At most this many messages (holds one session in memory)' },
+  invert: { type: 'boolean', default: false, describe: 'Keep the sessions that do NOT match the session options' },
+  roles: { type: 'list', choices: ['user', 'assistant', 'system'], describe: 'Keep messages of these roles' },
+  context: { type: 'boolean', default: true, describe: 'Keep injected context (`--no-context` drops it)' },
+  blocks: { type: 'list', choices: BLOCK_KINDS, describe: 'Keep these block kinds (`tool`: calls and results together)' },
+  tools: { type: 'list', describe: 'Keep only calls of these tool names (native or canonical) and their results' },
+  range: { type: 'string', describe: 'Messages `A-B` or `#A-B` (1-based); refuses a range that cuts a tool pair (holds one session in memory)' },
+})
+
+export type FilterOptions = OptionsOf<typeof filterOptions>
+
+/** What passed a filter: sessions, messages, and records of any kind. */
 export interface FilterCount {
   sessions: number
   messages: number
   records: number
 }
 
-export function globToRegExp(glob: string): RegExp {
-  let re = ''
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        re += '.*'
-        i++
-      } else re += '[^/]*'
-    } else if (c === '?') re += '[^/]'
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
-  }
-  return new RegExp(`^${re}$`)
+/** A filter stage: `counts` grows as records pass; `count` is emitted with the final one at the end. */
+export interface FilterStream extends Transform {
+  readonly counts: FilterCount
 }
 
-export function parseRange(s: string): [number, number] {
+function parseRange(s: string): [number, number] {
   const m = /^#?(\d+)(?:-(\d+))?$/.exec(s.trim())
-  if (!m) throw new Error(`filter: bad range "${s}" (expected 5-12 or #5-12)`)
+  if (!m) throw new UsageError(`filter: bad range "${s}" (expected 5-12 or #5-12)`)
   const a = Number(m[1])
   const b = m[2] === undefined ? a : Number(m[2])
-  if (a < 1 || b < a) throw new Error(`filter: bad range "${s}"`)
+  if (a < 1 || b < a) throw new UsageError(`filter: bad range "${s}"`)
   return [a, b]
 }
 
@@ -89,7 +71,7 @@ const BLOCK_KIND: Record<Block['type'], string> = {
 }
 
 /** Narrows [a, b] (1-based message positions) to a range that cuts no tool pair. */
-export function validRange(messages: MessageRec[], a: number, b: number): [number, number] {
+function validRange(messages: MessageRec[], a: number, b: number): [number, number] {
   const useAt = new Map<string, number>()
   const resAt = new Map<string, number>()
   messages.forEach((m, i) => {
@@ -114,15 +96,25 @@ export function validRange(messages: MessageRec[], a: number, b: number): [numbe
   return [lo, hi]
 }
 
-export function filter(opts: FilterOptions = {}): Transform {
-  const cwdRe = opts.cwd ? globToRegExp(opts.cwd) : null
-  const titleRe = opts.title ? new RegExp(opts.title, 'i') : null
-  const grepRe = opts.grep ? new RegExp(opts.grep, 'i') : null
+function regex(key: string, source: string): RegExp {
+  try {
+    return new RegExp(source, 'i')
+  } catch (err) {
+    throw new UsageError(`filter: ${key} is not a valid regex: ${(err as Error).message}`)
+  }
+}
+
+export function filter(options: FilterOptions = {}): FilterStream {
+  const opts = resolveOptions('filter', filterOptions, options)
+  const now = Date.now()
+  const cwdOk = opts.cwd !== undefined ? cwdMatcher(opts.cwd) : null
+  const titleRe = opts.title ? regex('title', opts.title) : null
+  const grepRe = opts.grep ? regex('grep', opts.grep) : null
   const range = opts.range ? parseRange(opts.range) : null
-  const since = opts.since ? Date.parse(opts.since) : null
-  const until = opts.until ? Date.parse(opts.until) : null
+  const since = opts.since !== undefined ? parseTime(opts.since, now, 'since') : null
+  const until = opts.until !== undefined ? parseTime(opts.until, now, 'until') : null
   const roles = opts.roles ? new Set(opts.roles) : null
-  const kinds = opts.blocks ? new Set(opts.blocks) : null
+  const kinds = opts.blocks ? new Set<string>(opts.blocks) : null
   const tools = opts.tools ? new Set(opts.tools) : null
   // Without both user and assistant messages, tool pairs cannot survive: drop tool blocks on both sides.
   const toolsBroken = roles !== null && !(roles.has('user') && roles.has('assistant'))
@@ -131,9 +123,9 @@ export function filter(opts: FilterOptions = {}): Transform {
 
   function headerPasses(s: SessionRec): boolean {
     const ok = (() => {
-      if (opts.harness && !opts.harness.includes(harnessOf(s)) && !opts.harness.includes(String(s.source?.harness))) return false
-      if (cwdRe && !(s.cwd && cwdRe.test(s.cwd))) return false
-      const t = Date.parse(s.created_at ?? s.updated_at ?? '')
+      if (opts.harness && !opts.harness.includes(sourceHarness(s))) return false
+      if (cwdOk && !cwdOk(s.cwd)) return false
+      const t = sessionTime(s.created_at, s.updated_at)
       if (since !== null && !(t >= since)) return false
       if (until !== null && !(t <= until)) return false
       if (titleRe && !titleRe.test(s.title ?? '')) return false
@@ -224,7 +216,7 @@ export function filter(opts: FilterOptions = {}): Transform {
     push(r)
   }
 
-  return recordTransform(
+  const stream = mapRecords(
     (rec, push) => {
       if (rec.kind === 'stream') return push(rec)
       if (rec.kind === 'session') {
@@ -253,7 +245,9 @@ export function filter(opts: FilterOptions = {}): Transform {
     (push) => {
       if (buffer) emitSession(buffer, push)
       buffer = null
-      opts.onCount?.(count)
+      stream.emit('count', count)
     },
-  )
+  ) as Transform & { counts: FilterCount }
+  stream.counts = count
+  return stream
 }

@@ -3,10 +3,8 @@
  * (Claude Code's names and argument keys) with lib/vocabulary, keeping
  * the original in `native_name` / `native_input`. With `style` set to a
  * harness id it maps to that harness's own names instead (for reading a
- * session in a familiar vocabulary; `native_*` keep the source's).
- *
- * Options (`NormalizeToolsOptions`):
- * - `style`  a registered harness id (`codex`, `opencode`, …); default: canonical
+ * session in a familiar vocabulary; `native_*` keep the source's). Its
+ * options are `normalizeToolsOptions` below.
  *
  * The source harness is `sourceHarness()` of the session (its header when
  * seen, else the session key). Hints its reader left on a message (e.g. ACP
@@ -15,20 +13,24 @@
  */
 import type { Transform } from 'node:stream'
 import { sourceHarness, type Block, type MessageRec, type ToolUseBlock } from '../lib/model.js'
-type HarnessId = string
-import { getHarness } from '../lib/harness/registry.js'
 import { toCanonical, toNative, vocabularyOf } from '../lib/vocabulary/index.js'
-import { recordTransform, withBlocks } from './util.js'
+import { mapRecords } from '../lib/pipeline.js'
+import { getHarness, storeHarnesses } from '../lib/harness/registry.js'
+import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
+import { withBlocks } from './util.js'
 
-export interface NormalizeToolsOptions {
-  style?: HarnessId | string
-}
+export const normalizeToolsOptions = defineOptions({
+  style: { type: 'string', choices: () => storeHarnesses().map((h) => h.id), describe: 'Map to this harness\'s vocabulary instead of the canonical one' },
+})
 
-export function normalizeTools(opts: NormalizeToolsOptions = {}): Transform {
+export type NormalizeToolsOptions = OptionsOf<typeof normalizeToolsOptions>
+
+export function normalizeTools(options: NormalizeToolsOptions = {}): Transform {
+  const opts = resolveOptions('normalize-tools', normalizeToolsOptions, options)
   // An unknown style is a usage error (with a suggestion), not a silent no-op.
   const style = opts.style ? getHarness(opts.style).id : undefined
   const from = new Map<string, string>()
-  return recordTransform((rec, push) => {
+  return mapRecords((rec, push) => {
     if (rec.kind === 'session') from.set(rec.sid, sourceHarness(rec))
     if (rec.kind !== 'message' || !rec.blocks.some((b) => b.type === 'tool_use')) return push(rec)
     const m = rec as MessageRec

@@ -1,16 +1,7 @@
 /**
  * redact: removes secrets (and optionally home paths, user names, e-mail
- * addresses) from every place they hide in a record stream.
- *
- * Options (`RedactTransformOptions`):
- * - `paths`     home directories → `~`, the user name → `user` (default off)
- * - `emails`    e-mail addresses (default off)
- * - `rulesFile` extra rules, one `kind regex` per line
- * - `allow`     exact values never redacted
- * - `images`    also drop image/file payloads that contain a secret-looking text (default off: base64 is not scanned)
- * - `check`     emit no records; only find (for `--check`)
- * - `onFind`    called for each record with findings: `{sid, id, kinds}`
- * - `redactor`  share one engine (and so one label numbering) across streams
+ * addresses) from every place they hide in a record stream. Its options are
+ * `redactOptions` below.
  *
  * What is scanned: text, thinking text, tool_use `input` and `native_input`,
  * tool_result `content` and `structured`, unknown blocks, `x` extras,
@@ -21,33 +12,69 @@
  * Stream rules: a message whose modelled content changed loses `native` (its
  * bytes no longer match); a `native` record (no modelled content) keeps
  * `native` with `raw` rewritten consistently. Thinking blocks whose text
- * changed lose `signature`/`encrypted`. Every session header gets
- * `redacted: true` (tool inputs may not be what really ran); that flag alone
- * does not remove the header's `native`. Ids never change.
+ * changed lose `signature`/`encrypted`. Ids never change. Every session is
+ * marked, because its tool inputs may not be what really ran: the header
+ * gets `redacted: true` and its title (and the `end` title) the suffix
+ * ` [redacted]`, which every agent shows; the mark alone does not remove the
+ * header's `native`.
+ *
+ * Nothing is printed: the stream emits `finding` for each record with
+ * findings and `report` at its end, and keeps the same report in `report`.
  */
 import type { Transform } from 'node:stream'
 import type { Block, FerryRecord, MessageRec, NativePass, SessionRec, StreamRec } from '../lib/model.js'
-import { Redactor, type RedactOptions } from '../lib/redact/engine.js'
-import { mapStrings, recordTransform } from './util.js'
+import { mapRecords } from '../lib/pipeline.js'
+import { Redactor } from '../lib/redact/engine.js'
+import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
+import { mapStrings } from './util.js'
 
+export const redactOptions = defineOptions({
+  paths: { type: 'boolean', default: false, describe: 'Home directories → `~`, the user name → `user`' },
+  emails: { type: 'boolean', default: false, describe: 'Redact e-mail addresses' },
+  rulesFile: { type: 'string', flag: 'rules', describe: 'File of extra rules, one `kind regex` per line (`#` comments)' },
+  allow: { type: 'list', describe: 'Values never redacted (exact strings)' },
+  check: { type: 'boolean', default: false, describe: 'Write no records, only find; the CLI exits 1 when anything would be redacted' },
+  report: { type: 'boolean', default: false, describe: 'Report each record with findings (kinds and counts, never the secret); the CLI prints it to stderr' },
+})
+
+/** `redactor` shares one engine (and so one label numbering) across streams; it is not a CLI option. */
+export type RedactTransformOptions = OptionsOf<typeof redactOptions> & { redactor?: Redactor }
+
+/** Kinds found in one record (never the secret). */
 export interface RedactFinding {
   sid: string
   id: string
   kinds: Record<string, number>
 }
 
-export interface RedactTransformOptions extends RedactOptions {
-  check?: boolean
-  onFind?: (f: RedactFinding) => void
-  redactor?: Redactor
+/** What a redact stream found: totals per kind, and with `report` the records (at most 100,000). */
+export interface RedactReport {
+  redacted: Record<string, number>
+  records: RedactFinding[]
 }
 
-export function redact(opts: RedactTransformOptions = {}): Transform {
+export interface RedactStream extends Transform {
+  readonly report: RedactReport
+}
+
+const REDACTED_SUFFIX = ' [redacted]'
+
+function markTitle(title: string | undefined): string {
+  if (title === undefined || title === '') return REDACTED_SUFFIX.trim()
+  return title.endsWith(REDACTED_SUFFIX) || title === REDACTED_SUFFIX.trim() ? title : title + REDACTED_SUFFIX
+}
+
+const MAX_LISTED = 100_000
+
+export function redact(options: RedactTransformOptions = {}): RedactStream {
+  const opts = resolveOptions('redact', redactOptions, options)
   const engine = opts.redactor ?? new Redactor(opts)
+  const report: RedactReport = { redacted: {}, records: [] }
   let found: Record<string, number> | null = null
   const note = (kind: string): void => {
     found ??= {}
     found[kind] = (found[kind] ?? 0) + 1
+    report.redacted[kind] = (report.redacted[kind] ?? 0) + 1
   }
   const red = (s: string): string => engine.redact(s, note)
   const deep = <T>(v: T): T => mapStrings(v, red) as T
@@ -107,8 +134,8 @@ export function redact(opts: RedactTransformOptions = {}): Transform {
         const title = s.title === undefined ? undefined : red(s.title)
         const cwd = s.cwd === undefined ? undefined : red(s.cwd)
         const remote = s.git?.remote === undefined ? undefined : red(s.git.remote)
-        const next: SessionRec = { ...s, redacted: true }
-        if (title !== s.title) (next.title = title), (changed = true)
+        const next: SessionRec = { ...s, redacted: true, title: markTitle(title) }
+        if (title !== s.title) changed = true
         if (cwd !== s.cwd) (next.cwd = cwd), (changed = true)
         if (remote !== s.git?.remote) (next.git = { ...s.git, remote }), (changed = true)
         out = next
@@ -140,7 +167,8 @@ export function redact(opts: RedactTransformOptions = {}): Transform {
       case 'end': {
         if (out.kind === 'end' && out.title !== undefined) {
           const t = red(out.title)
-          if (t !== out.title) (out = { ...out, title: t }), (changed = true)
+          if (t !== out.title) changed = true
+          out = { ...out, title: markTitle(t) }
         }
         break
       }
@@ -157,14 +185,20 @@ export function redact(opts: RedactTransformOptions = {}): Transform {
     return out
   }
 
-  return recordTransform((rec, push) => {
-    if (rec.kind === 'stream') {
-      if (!opts.check) push(rec)
-      return
-    }
-    found = null
-    const out = one(rec)
-    if (found && opts.onFind) opts.onFind({ sid: rec.sid, id: rec.id, kinds: found })
-    if (!opts.check) push(out)
-  })
+  const stream = mapRecords(
+    (rec) => {
+      if (rec.kind === 'stream') return opts.check ? null : rec
+      found = null
+      const out = one(rec)
+      if (found) {
+        const f: RedactFinding = { sid: rec.sid, id: rec.id, kinds: found }
+        if (opts.report && report.records.length < MAX_LISTED) report.records.push(f)
+        stream.emit('finding', f)
+      }
+      return opts.check ? null : out
+    },
+    () => void stream.emit('report', report),
+  ) as Transform & { report: RedactReport }
+  stream.report = report
+  return stream
 }

@@ -1,17 +1,6 @@
 /**
- * truncate: caps text by block kind, UTF-8 safe, with a visible cut.
- *
- * Options (`TruncateOptions`), every cap optional:
- * - `toolInput`   each string inside a tool call's input (and native_input)
- * - `toolOutput`  a tool result's text (string content, or each text part)
- * - `thinking`    thinking text (signature/encrypted are dropped when cut)
- * - `text`        each text block
- * - `message`     all text of one message together; later blocks get what is left
- * - `unit`        'chars' (UTF-16 code units, never splitting a surrogate pair; default) or 'bytes' (UTF-8, never splitting a character)
- * - `keepTail`    also keep this many units of the end (default 0)
- * - `preset`      'origin': toolInput 2000, toolOutput 4000 characters (explicit caps win)
- * - `images`      'keep' (default), 'strip' (replace by a text placeholder), 'extract' (write to `imagesDir`, keep a `ref`)
- * - `imagesDir`   directory for `images: 'extract'` (files named by SHA-256, so repeats are written once)
+ * truncate: caps text by block kind, UTF-8 safe, with a visible cut. Its
+ * options are `truncateOptions` below.
  *
  * The cut reads `… [truncated 12,345 chars]`. A cut tool result records
  * `truncated.original_chars` / `original_bytes`. Records changed lose
@@ -23,20 +12,28 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Transform } from 'node:stream'
 import type { Block, ImageBlock, MessageRec, ResultPart, TextBlock } from '../lib/model.js'
-import { mapStrings, recordTransform, withBlocks } from './util.js'
+import { UsageError } from '../lib/errors.js'
+import { mapRecords } from '../lib/pipeline.js'
+import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
+import { mapStrings, withBlocks } from './util.js'
 
-export interface TruncateOptions {
-  toolInput?: number
-  toolOutput?: number
-  thinking?: number
-  text?: number
-  message?: number
-  unit?: 'chars' | 'bytes'
-  keepTail?: number
-  preset?: 'origin'
-  images?: 'keep' | 'strip' | 'extract'
-  imagesDir?: string
-}
+const cap = (describe: string) => ({ type: 'number', integer: true, min: 0, describe }) as const
+
+export const truncateOptions = defineOptions({
+  toolInput: cap('Cap each string inside a tool call input (and `native_input`)'),
+  toolOutput: cap('Cap tool result text (string content, or each text part)'),
+  thinking: cap('Cap thinking text (`signature`/`encrypted` are dropped when cut)'),
+  text: cap('Cap each text block'),
+  message: cap('Cap all text of one message together; later blocks get what is left'),
+  unit: { type: 'string', choices: ['chars', 'bytes'], default: 'chars', describe: 'What caps count: UTF-16 code units, never splitting a surrogate pair, or UTF-8 bytes, never splitting a character' },
+  bytes: { type: 'boolean', default: false, describe: 'Caps are UTF-8 bytes (the same as `unit: bytes`)' },
+  keepTail: { type: 'number', integer: true, min: 0, default: 0, describe: 'Also keep this much of the end' },
+  preset: { type: 'string', choices: ['origin'], describe: '`origin`: tool input 2000, tool output 4000 characters (explicit caps win)' },
+  images: { type: 'string', choices: ['keep', 'strip', 'extract'], default: 'keep', describe: '`strip` replaces an image by a text placeholder; `extract` writes it to `imagesDir` and keeps a `ref`' },
+  imagesDir: { type: 'string', describe: 'Where `images: extract` writes image files (named by SHA-256, so repeats are written once)' },
+})
+
+export type TruncateOptions = OptionsOf<typeof truncateOptions>
 
 const enc = new TextEncoder()
 
@@ -57,7 +54,7 @@ export function headOf(s: string, n: number, unit: 'chars' | 'bytes'): string {
 }
 
 /** The longest suffix of `s` that fits `n` units. */
-export function tailOf(s: string, n: number, unit: 'chars' | 'bytes'): string {
+function tailOf(s: string, n: number, unit: 'chars' | 'bytes'): string {
   if (n <= 0) return ''
   if (unit === 'chars') {
     if (s.length <= n) return s
@@ -99,12 +96,13 @@ export function cut(s: string, cap: number, unit: 'chars' | 'bytes', keepTail = 
 }
 
 export function truncate(opts: TruncateOptions = {}): Transform {
-  const o: TruncateOptions = opts.preset === 'origin' ? { toolInput: 2000, toolOutput: 4000, ...opts } : opts
-  const unit = o.unit ?? 'chars'
-  const tail = o.keepTail ?? 0
-  const images = o.images ?? 'keep'
+  const given = resolveOptions('truncate', truncateOptions, opts)
+  const o = given.preset === 'origin' ? { toolInput: 2000, toolOutput: 4000, ...stripUndefined(given) } : given
+  const unit = o.bytes ? 'bytes' : o.unit
+  const tail = o.keepTail
+  const images = o.images
   if (images === 'extract') {
-    if (!o.imagesDir) throw new Error('truncate: images "extract" needs imagesDir')
+    if (!o.imagesDir) throw new UsageError('truncate: images "extract" needs imagesDir')
     mkdirSync(o.imagesDir, { recursive: true })
   }
 
@@ -196,8 +194,8 @@ export function truncate(opts: TruncateOptions = {}): Transform {
     })
   }
 
-  return recordTransform((rec, push) => {
-    if (rec.kind !== 'message') return push(rec)
+  return mapRecords((rec) => {
+    if (rec.kind !== 'message') return rec
     const m = rec as MessageRec
     let blocks: Block[] | null = null
     m.blocks.forEach((b, i) => {
@@ -205,7 +203,11 @@ export function truncate(opts: TruncateOptions = {}): Transform {
       if (n !== b) (blocks ??= m.blocks.slice())[i] = n
     })
     const capped = messageCap(blocks ?? m.blocks)
-    if (capped.some((b, i) => b !== m.blocks[i])) push(withBlocks(m, capped))
-    else push(m)
+    return capped.some((b, i) => b !== m.blocks[i]) ? withBlocks(m, capped) : m
   })
+}
+
+/** `{toolInput: undefined}` must not undo a preset's cap. */
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T
 }

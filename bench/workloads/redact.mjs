@@ -1,7 +1,7 @@
 /**
  * Redaction quality and speed (issue 7). A generated corpus of transcript-
  * shaped snippets with planted FAKE secrets of 59 kinds (made at run time by
- * lib/redact/corpus.ts, never stored) and hard look-alike negatives:
+ * bench/redact-corpus.mjs, never stored) and hard look-alike negatives:
  * recall (caught = no 8-character run of the secret survives), negatives
  * untouched, and MB/s of the engine; then the cost of `--redact` on the
  * codex → claude-code conversion. Targets: recall >= 99%, negatives >= 99.5%,
@@ -16,7 +16,7 @@ export const name = 'redact'
 export default async function (b) {
   const dist = (p) => pathToFileURL(join(b.root, 'dist', p)).href
   const { Redactor } = await import(dist('lib/redact/engine.js'))
-  const { corpus, score, SECRET_KIND_COUNT } = await import(dist('lib/redact/corpus.js'))
+  const { corpus, score, SECRET_KIND_COUNT } = await import('../redact-corpus.mjs')
 
   const n = b.quick ? SECRET_KIND_COUNT * 20 : SECRET_KIND_COUNT * 200
   const snips = corpus(n, 2026)

@@ -35,15 +35,3 @@ export function finishDiagnostics(d: Diagnostics): void {
   if (s && d.errors + d.warnings > 0) process.stderr.write(s + '\n')
   if (d.errors > 0 && !process.exitCode) process.exitCode = 1
 }
-
-/** Parses `--since`: an ISO date/time, or a span back from now like `7d`, `12h`, `30m`. */
-export function parseSince(v: string): number {
-  const m = /^(\d+)\s*([dhmw])$/.exec(v.trim())
-  if (m) {
-    const unit = { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[m[2] as 'm' | 'h' | 'd' | 'w']
-    return Date.now() - Number(m[1]) * unit
-  }
-  const t = Date.parse(v)
-  if (Number.isNaN(t)) throw new Error(`--since: not a date or a span like 7d: ${v}`)
-  return t
-}

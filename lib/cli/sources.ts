@@ -2,7 +2,6 @@
  * The record source of `cat` and `convert`: the sessions named on the
  * command line (refs), or every discovered session of `--from` harnesses.
  */
-import { resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { Argv } from 'yargs'
 import type { StoreContext } from '../context.js'
@@ -10,8 +9,7 @@ import { UsageError } from '../errors.js'
 import { concatSources } from '../pipeline.js'
 import { resolveRef, type ResolvedRef } from '../refs.js'
 import type { ReadOptions } from '../harness/types.js'
-import { matches, selectedHarnesses } from './commands/ls.js'
-import { parseSince } from './io.js'
+import { matches, selectedHarnesses, selectionFrom } from './commands/ls.js'
 import type { Args } from './options.js'
 
 /** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
@@ -20,7 +18,7 @@ export const STDIN_SENTINEL = '\u0000stdin'
 export function selectionOptions<T>(y: Argv<T>): Argv<T> {
   return y
     .option('from', { type: 'string', array: true, describe: 'Every session of these harnesses instead of REFs (repeatable)', group: 'Selecting:' })
-    .option('cwd', { type: 'string', describe: 'With --from: only sessions of this directory or below', group: 'Selecting:' })
+    .option('cwd', { type: 'string', describe: 'With --from: only sessions of this directory or below (or matching a glob)', group: 'Selecting:' })
     .option('since', { type: 'string', describe: 'With --from: only sessions updated since (ISO date or 7d)', group: 'Selecting:' })
     .option('all', { type: 'boolean', default: false, describe: 'With --from: include archived sessions', group: 'Selecting:' }) as Argv<T>
 }
@@ -39,8 +37,7 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
   const resolved: ResolvedRef[] = []
   if (Array.isArray(from) && from.length > 0) {
     if (refs.length) throw new UsageError('give REFs or --from, not both')
-    const since = typeof argv.since === 'string' ? parseSince(argv.since) : undefined
-    const filter = { ...(typeof argv.cwd === 'string' ? { cwd: resolve(argv.cwd) } : {}), ...(since === undefined ? {} : { since }), all: Boolean(argv.all) }
+    const filter = selectionFrom(argv)
     for (const h of selectedHarnesses(from)) {
       if (!h.read) throw new UsageError(`${h.name} (${h.id}) cannot be read yet`)
       // Sub-agents come with their parent's read, so they are not listed on their own.

@@ -1,23 +1,135 @@
 /**
- * Transforms on the command line, from the registry in transforms/index.ts:
- * each one is a filter command (`ferry redact`, stdin → stdout) and a flag of
- * `cat` / `convert` (`--redact`, `--truncate '--tool-output 4000'`), applied in
- * the order the flags were given.
+ * Transforms on the command line. Each spec of the registry in
+ * transforms/index.ts, with its CLI adapter (lib/cli/transform-adapters.ts),
+ * is a filter command (`ferry redact`, stdin → stdout) and a flag of `cat` /
+ * `convert` (`--redact`, `--truncate '--tool-output 4000'`), applied in the
+ * order the flags were given. The flags come from the spec's option schema.
  */
 import type { Transform } from 'node:stream'
-import yargs from 'yargs'
+import yargs, { type Argv, type Options as YargsOption } from 'yargs'
 import { UsageError } from '../errors.js'
-import { registry, type TransformEntry } from '../../transforms/index.js'
+import { registry } from '../../transforms/index.js'
+import { choicesOf, flagOf, type Option, type OptionSchema, type OptionsOf, type TransformSpec } from '../../transforms/spec.js'
+import { adapters, type TransformAdapter } from './transform-adapters.js'
+import type { Args } from './options.js'
 
-export type TransformSpec = TransformEntry
-
-export async function loadTransforms(): Promise<TransformSpec[]> {
-  return registry
+/** A transform as the CLI sees it: the library spec and its adapter. */
+export interface CliTransform extends TransformAdapter {
+  name: string
+  describe: string
+  spec: TransformSpec
 }
 
-/** Whether `word` (the next argument) is the option string of `spec`'s flag. */
-function isOptionString(spec: TransformSpec, word: string | undefined): word is string {
-  return word !== undefined && word.startsWith('--') && (word.includes(' ') || spec.options.some((o) => word === `--${o.name}` || word.startsWith(`--${o.name}=`)))
+const cliTransforms: CliTransform[] = registry.map((spec) => ({ name: spec.name, describe: spec.describe, spec, ...(adapters[spec.name] ?? { options: {} }) }))
+
+export async function loadTransforms(): Promise<CliTransform[]> {
+  return cliTransforms
+}
+
+/** Every flag of the transform flag (`--redact=…`): the spec's options and the adapter's. */
+function flagSchema(t: CliTransform): OptionSchema {
+  return { ...t.spec.options, ...t.options }
+}
+
+/** Every flag of the filter command (`ferry redact …`): also the command-only ones. */
+export function commandSchema(t: CliTransform): OptionSchema {
+  return { ...flagSchema(t), ...(t.commandOptions ?? {}) }
+}
+
+function lastOf(v: unknown): unknown {
+  return Array.isArray(v) ? v[v.length - 1] : v
+}
+
+/** The yargs declaration of one schema option; numbers are checked here so `--tool-output abc` is a usage error. */
+function yargsOption(key: string, o: Option): YargsOption {
+  const flag = flagOf(key, o)
+  const describe = o.describe.replace(/`([^`]*)`/g, '$1')
+  switch (o.type) {
+    case 'boolean':
+      return { type: 'boolean', describe, ...(o.default === undefined ? {} : { default: o.default }) }
+    case 'number':
+      return {
+        type: 'number',
+        describe,
+        requiresArg: true,
+        ...(o.default === undefined ? {} : { default: o.default }),
+        coerce: (v: unknown) => {
+          const n = lastOf(v)
+          if (n === undefined) return n
+          if (typeof n !== 'number' || !Number.isFinite(n)) throw new UsageError(`--${flag}: expected a number`)
+          if (o.integer && !Number.isInteger(n)) throw new UsageError(`--${flag}: expected a whole number, got ${n}`)
+          if (o.min !== undefined && n < o.min) throw new UsageError(`--${flag}: must be at least ${o.min}, got ${n}`)
+          return n
+        },
+      }
+    case 'string': {
+      const choices = choicesOf(o)
+      return { type: 'string', describe, requiresArg: true, ...(choices ? { choices: [...choices] } : {}), ...(o.default === undefined ? {} : { default: o.default }) }
+    }
+    case 'list':
+      return { type: 'string', describe: choicesOf(o) ? `${describe} (${choicesOf(o)!.join(',')})` : describe, requiresArg: true }
+  }
+}
+
+export function addSchemaOptions<T>(y: Argv<T>, schema: OptionSchema): Argv<T> {
+  let out = y
+  for (const [key, o] of Object.entries(schema)) out = out.option(flagOf(key, o), yargsOption(key, o)) as Argv<T>
+  return out
+}
+
+/** Splits a comma list option (`a,b` or repeated flags). */
+function list(flag: string, o: Option, v: unknown): string[] | undefined {
+  if (v === undefined || v === null || v === '') return undefined
+  const out = (Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean)
+  const choices = choicesOf(o)
+  const bad = choices && out.find((x) => !choices.includes(x))
+  if (bad) throw new UsageError(`--${flag}: unknown value "${bad}" (known: ${choices!.join(', ')})`)
+  return out.length ? out : undefined
+}
+
+/** The options of `schema` from parsed argv, under the schema's keys and types. */
+export function optionsFrom(schema: OptionSchema, argv: Args): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, o] of Object.entries(schema)) {
+    const flag = flagOf(key, o)
+    const raw = argv[flag]
+    let v: unknown
+    switch (o.type) {
+      case 'boolean':
+        v = typeof lastOf(raw) === 'boolean' ? lastOf(raw) : undefined
+        break
+      case 'number':
+        v = lastOf(raw)
+        break
+      case 'string': {
+        const s = lastOf(raw)
+        v = s === undefined || s === '' ? undefined : String(s)
+        break
+      }
+      case 'list':
+        v = list(flag, o, raw)
+        break
+    }
+    if (v !== undefined) out[key] = v
+  }
+  return out
+}
+
+/** Creates the stage for parsed argv, with the adapter's reporting attached. */
+export function createStage(t: CliTransform, argv: Args): Transform {
+  const cli = optionsFrom(commandSchema(t), argv)
+  const opts = optionsFrom(t.spec.options, argv)
+  const stream = t.spec.create((t.adjust ? t.adjust(opts, cli) : opts) as OptionsOf<OptionSchema>)
+  t.attach?.(stream, cli)
+  return stream
+}
+
+/** Whether `word` (the next argument) is the option string of `t`'s flag. */
+function isOptionString(t: CliTransform, word: string | undefined): word is string {
+  if (word === undefined || !word.startsWith('--')) return false
+  if (word.includes(' ')) return true
+  const flags = Object.entries(flagSchema(t)).flatMap(([k, o]) => [flagOf(k, o), `no-${flagOf(k, o)}`])
+  return flags.some((f) => word === `--${f}` || word.startsWith(`--${f}=`))
 }
 
 /**
@@ -26,8 +138,8 @@ function isOptionString(spec: TransformSpec, word: string | undefined): word is 
  * `--redact=`, so yargs never takes a transform's options (or the next REF) for
  * something else. After this, `transformUses` only has one form to read.
  */
-export function joinTransformValues(rawArgs: string[], specs: TransformSpec[]): string[] {
-  const byName = new Map(specs.map((s) => [s.name, s]))
+export function joinTransformValues(rawArgs: string[], transforms: CliTransform[]): string[] {
+  const byName = new Map(transforms.map((s) => [s.name, s]))
   const out: string[] = []
   for (let i = 0; i < rawArgs.length; i++) {
     const a = rawArgs[i]!
@@ -35,45 +147,43 @@ export function joinTransformValues(rawArgs: string[], specs: TransformSpec[]): 
       out.push(...rawArgs.slice(i))
       break
     }
-    const spec = a.startsWith('--') && !a.includes('=') ? byName.get(a.slice(2)) : undefined
-    if (!spec) out.push(a)
-    else if (isOptionString(spec, rawArgs[i + 1])) out.push(`${a}=${rawArgs[++i]}`)
+    const t = a.startsWith('--') && !a.includes('=') ? byName.get(a.slice(2)) : undefined
+    if (!t) out.push(a)
+    else if (isOptionString(t, rawArgs[i + 1])) out.push(`${a}=${rawArgs[++i]}`)
     else out.push(`${a}=`)
   }
   return out
 }
 
-export interface TransformUse {
-  spec: TransformSpec
+interface TransformUse {
+  transform: CliTransform
   /** The option string given to the flag (`--tool-output 4000`), '' for a bare flag. */
   args: string
 }
 
 /** The transform flags of already-joined argv (see joinTransformValues), in order. */
-export function transformUses(joinedArgs: string[], specs: TransformSpec[]): TransformUse[] {
-  const byName = new Map(specs.map((s) => [s.name, s]))
+function transformUses(joinedArgs: string[]): TransformUse[] {
+  const byName = new Map(cliTransforms.map((s) => [s.name, s]))
   const uses: TransformUse[] = []
   for (const a of joinedArgs) {
     if (a === '--') break
     const eq = a.indexOf('=')
-    const spec = a.startsWith('--') && eq > 2 ? byName.get(a.slice(2, eq)) : undefined
-    if (spec) uses.push({ spec, args: a.slice(eq + 1) })
+    const t = a.startsWith('--') && eq > 2 ? byName.get(a.slice(2, eq)) : undefined
+    if (t) uses.push({ transform: t, args: a.slice(eq + 1) })
   }
   return uses
 }
 
-/** Parses a transform's own option string with its option table. */
-export async function parseTransformArgs(spec: TransformSpec, args: string | string[]): Promise<Record<string, unknown>> {
-  let y = yargs(Array.isArray(args) ? args : splitWords(args)).exitProcess(false).strict().help(false).version(false)
-  for (const o of spec.options) y = y.option(o.name, { type: o.type, describe: o.describe, ...(o.default === undefined ? {} : { default: o.default }) })
-  y = y.fail((msg, err) => {
-    throw err ?? new UsageError(`--${spec.name}: ${msg}`)
+/** Parses a transform flag's own option string with its schema. */
+async function parseTransformArgs(t: CliTransform, args: string): Promise<Args> {
+  const y = addSchemaOptions(yargs(splitWords(args)).exitProcess(false).strict().help(false).version(false), flagSchema(t)).fail((msg, err) => {
+    throw new UsageError(`--${t.name}: ${err?.message ?? msg}`)
   })
-  return (await y.parseAsync()) as Record<string, unknown>
+  return (await y.parseAsync()) as Args
 }
 
 /** Shell-like word splitting for a flag's option string (quotes respected). */
-export function splitWords(s: string): string[] {
+function splitWords(s: string): string[] {
   const out: string[] = []
   const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g
   let m: RegExpExecArray | null
@@ -81,8 +191,9 @@ export function splitWords(s: string): string[] {
   return out
 }
 
+/** The stages of every transform flag in joined argv, in the order given. */
 export async function buildTransforms(joinedArgs: string[]): Promise<Transform[]> {
   const out: Transform[] = []
-  for (const use of transformUses(joinedArgs, registry)) out.push(use.spec.create(await parseTransformArgs(use.spec, use.args)))
+  for (const use of transformUses(joinedArgs)) out.push(createStage(use.transform, await parseTransformArgs(use.transform, use.args)))
   return out
 }

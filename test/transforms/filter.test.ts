@@ -49,9 +49,12 @@ t.test('range refuses to cut a pair and names the nearest valid one', async (t) 
 
 t.test('session selection, invert, count', async (t) => {
   let count: any
-  const out = await run(filter({ cwd: '/home/*/demo-app', onCount: (c) => (count = c) }), story())
+  const f = filter({ cwd: '/home/*/demo-app' })
+  f.on('count', (c) => (count = c))
+  const out = await run(f, story())
   t.equal(out.length, story().length)
   t.same(count, { sessions: 1, messages: 7, records: 9 })
+  t.same(f.counts, count, 'the stream keeps the counts')
   t.same(await run(filter({ cwd: '/srv/**' }), story()), [])
   t.equal((await run(filter({ cwd: '/srv/**', invert: true }), story())).length, 9)
   t.same(await run(filter({ grep: 'no such text' }), story()), [])

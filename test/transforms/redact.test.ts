@@ -1,7 +1,7 @@
 import t from 'tap'
 import { redact } from '../../transforms/redact.js'
 import { Redactor, redactText } from '../../lib/redact/engine.js'
-import { corpus, score, SECRET_KIND_COUNT } from '../../lib/redact/corpus.js'
+import { corpus, score, SECRET_KIND_COUNT } from '../../bench/redact-corpus.mjs'
 import { SID, end, msg, run, session } from './records.js'
 import type { MessageRec, SessionRec } from '../../lib/model.js'
 
@@ -63,7 +63,11 @@ t.test('record stream: native, signatures, header flag, ids', async (t) => {
     end(),
   ] as any[]
   const findings: any[] = []
-  const out = await run(redact({ onFind: (f) => findings.push(f) }), recs)
+  const stage = redact({ report: true })
+  stage.on('finding', (f) => findings.push(f))
+  let report: any
+  stage.on('report', (r) => (report = r))
+  const out = await run(stage, recs)
   t.same(out.map((r) => r.id), recs.map((r) => r.id), 'ids stable')
   const s = out[0] as SessionRec
   t.equal(s.redacted, true)
@@ -82,6 +86,9 @@ t.test('record stream: native, signatures, header flag, ids', async (t) => {
   const nat = out[4] as any
   t.same(JSON.parse(nat.native.raw), { env: 'GITHUB_TOKEN=[REDACTED:github-token:1]\nX=1' }, 'native raw rewritten consistently')
   t.same(findings.map((f) => f.id), [`${SID}:l1`, `${SID}:l2`, `${SID}:l4`])
+  t.same(report.records, findings, 'the report lists the same records')
+  t.same(report, stage.report, 'and the stream keeps it')
+  t.ok(report.redacted['github-token'] >= 3 && report.redacted['aws-access-key'] === 1, 'totals per kind')
   t.notMatch(JSON.stringify(findings), /ghp_|AKIA/, 'report never holds the secret')
 })
 
@@ -92,4 +99,27 @@ t.test(`quality on the generated corpus (${SECRET_KIND_COUNT} kinds)`, async (t)
   const s = score(snips, snips.map((x) => r.redact(x.text)))
   t.ok(s.caught / s.secrets >= 0.99, `recall ${s.caught}/${s.secrets} missed ${JSON.stringify(s.missedKinds)}`)
   t.ok(s.kept / s.negatives >= 0.995, `negatives kept ${s.kept}/${s.negatives} touched ${JSON.stringify(s.touchedKinds)}`)
+})
+
+t.test('a redacted session is marked: redacted flag and the title suffix, once', async (t) => {
+  const withEnd = [session({ native: { format: 'codex/jsonl', line: 0, raw: '{}' } }), msg(1, 'user', [{ type: 'text', text: 'hi' }]), { ...end(), title: 'Named' } as any]
+  const out = await run(redact(), withEnd)
+  const h = out[0] as SessionRec
+  t.equal(h.redacted, true)
+  t.equal(h.title, 'Why does npm test fail? [redacted]')
+  t.ok(h.native, 'the mark alone keeps the header native')
+  t.equal((out[2] as any).title, 'Named [redacted]', 'end title marked')
+  const twice = await run(redact(), await run(redact(), withEnd))
+  t.equal((twice[0] as SessionRec).title, 'Why does npm test fail? [redacted]', 'marked once')
+  t.equal((twice[2] as any).title, 'Named [redacted]')
+  const untitled = await run(redact(), [session({ title: undefined }), end()])
+  t.equal((untitled[0] as SessionRec).title, '[redacted]', 'no title: the mark is the title')
+  t.equal((untitled[1] as any).title, undefined, 'an end without a title stays without')
+  const secretTitle = await run(redact(), [session({ title: `deploy with ${gh}` }), end()])
+  t.equal((secretTitle[0] as SessionRec).title, 'deploy with [REDACTED:github-token:1] [redacted]')
+})
+
+t.test('options are checked against the schema', async (t) => {
+  t.throws(() => redact({ paths: 'yes' as any }), { code: 'usage', message: /redact: paths must be true or false/ })
+  t.throws(() => redact({ allow: 'a,b' as any }), { code: 'usage' })
 })

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs'
 import { truncate, cut, headOf } from '../../transforms/truncate.js'
 import { end, msg, pairsIntact, run, session } from './records.js'
 import { tempDir } from '../helpers.js'
-import type { MessageRec } from '../../lib/model.js'
+import type { FerryRecord, MessageRec } from '../../lib/model.js'
 
 t.test('cuts are visible and never split a character', async (t) => {
   t.equal(cut('abcdefghij', 4, 'chars'), 'abcd… [truncated 6 chars]')
@@ -55,4 +55,17 @@ t.test('thinking cut drops signature; images strip and extract', async (t) => {
   t.notOk(img.data)
   t.match(img.ref.path, /[0-9a-f]{64}\.png$/)
   t.equal(readdirSync(dir).length, 1)
+})
+
+t.test('options are checked against the schema; a preset keeps its caps when others are undefined', async (t) => {
+  t.throws(() => truncate({ toolOutput: Number.NaN }), { code: 'usage', message: /toolOutput must be a number/ })
+  t.throws(() => truncate({ toolOutput: -1 }), { code: 'usage', message: /at least 0/ })
+  t.throws(() => truncate({ images: 'bogus' as any }), { code: 'usage', message: /keep, strip, extract/ })
+  t.throws(() => truncate({ images: 'extract' }), { code: 'usage', message: /imagesDir/ })
+  const long = 'x'.repeat(5000)
+  const recs = [session(), msg(1, 'user', [{ type: 'tool_result', tool_use_id: 'a', content: long }]), end()] as FerryRecord[]
+  const out = await run(truncate({ preset: 'origin', toolOutput: undefined }), recs)
+  t.match(((out[1] as MessageRec).blocks[0] as any).content, /^x{4000}… \[truncated 1,000 chars\]$/)
+  const bytes = await run(truncate({ text: 3, bytes: true }), [session(), msg(1, 'user', [{ type: 'text', text: 'ééé' }]), end()] as FerryRecord[])
+  t.match(((bytes[1] as MessageRec).blocks[0] as any).text, /^é… \[truncated 4 bytes\]$/)
 })

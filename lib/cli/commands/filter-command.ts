@@ -8,23 +8,25 @@ import { pipeline } from '../../pipeline.js'
 import { contextFrom, type Args } from '../options.js'
 import { finishDiagnostics } from '../io.js'
 import { openSources } from '../sources.js'
-import type { TransformSpec } from '../transforms.js'
+import { addSchemaOptions, commandSchema, createStage, optionsFrom, type CliTransform } from '../transforms.js'
 
-export function filterCommand(spec: TransformSpec): CommandModule<object, Args> {
+export function filterCommand(t: CliTransform): CommandModule<object, Args> {
   return {
-    command: `${spec.name} [ref..]`,
-    describe: spec.describe,
+    command: `${t.name} [ref..]`,
+    describe: t.describe,
     builder: (y: Argv) => {
-      let out = y.positional('ref', { type: 'string', array: true, describe: 'Interchange input (default: stdin)' }) as Argv
-      for (const o of spec.options) out = out.option(o.name, { type: o.type, describe: o.describe, ...(o.default === undefined ? {} : { default: o.default }) })
-      for (const [cmd, text] of spec.examples ?? []) out = out.example(cmd, text)
+      let out = addSchemaOptions(y.positional('ref', { type: 'string', array: true, describe: 'Interchange input (default: stdin)' }) as Argv, commandSchema(t))
+      for (const [cmd, text] of t.examples ?? []) out = out.example(cmd, text)
       return out as Argv<Args>
     },
     handler: async (argv: Args) => {
       const ctx = contextFrom(argv)
-      if (spec.command && (await spec.command(argv, ctx))) return finishDiagnostics(ctx.diagnostics)
+      const stage = () => createStage(t, argv)
+      if (t.command && (await t.command(optionsFrom(commandSchema(t), argv), argv, ctx, stage))) return finishDiagnostics(ctx.diagnostics)
+      // The stage first: a bad option is a usage error before any input is read.
+      const transform = stage()
       const { source } = await openSources(ctx, argv, { native: true })
-      await pipeline(source, spec.create(argv), stringify(), process.stdout)
+      await pipeline(source, transform, stringify(), process.stdout)
       finishDiagnostics(ctx.diagnostics)
     },
   }

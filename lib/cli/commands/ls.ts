@@ -1,10 +1,10 @@
-import { resolve, sep } from 'node:path'
 import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
 import { getHarness, harnesses } from '../../harness/registry.js'
 import type { SessionInfo } from '../../harness/types.js'
 import { contextFrom, type Args } from '../options.js'
-import { finishDiagnostics, lsTable, parseSince } from '../io.js'
+import { cwdMatcher, parseTime, sessionTime } from '../../select.js'
+import { finishDiagnostics, lsTable } from '../io.js'
 
 export const command = 'ls'
 export const describe = 'List the sessions of every harness (or of --harness)'
@@ -12,7 +12,7 @@ export const describe = 'List the sessions of every harness (or of --harness)'
 export function builder(y: Argv): Argv {
   return y
     .option('harness', { type: 'string', array: true, describe: 'Only these harnesses (repeatable)' })
-    .option('cwd', { type: 'string', describe: 'Only sessions whose working directory is DIR or below it' })
+    .option('cwd', { type: 'string', describe: 'Only sessions whose working directory is DIR or below it (or matches a glob: /srv/**/app)' })
     .option('since', { type: 'string', describe: 'Only sessions updated since a date (ISO) or a span (7d, 12h)' })
     .option('all', { type: 'boolean', default: false, describe: 'Include archived and sub-agent sessions' })
     .option('json', { type: 'boolean', default: false, describe: 'One JSON object per session, per line' })
@@ -21,16 +21,26 @@ export function builder(y: Argv): Argv {
     .example('ferry ls --home /tmp/h --cwd /home/dev/app', 'sessions of one project in another HOME')
 }
 
-export function matches(s: SessionInfo, argv: { cwd?: string; since?: number; all?: boolean }): boolean {
-  if (argv.cwd !== undefined) {
-    if (!s.cwd) return false
-    if (s.cwd !== argv.cwd && !s.cwd.startsWith(argv.cwd.endsWith(sep) ? argv.cwd : argv.cwd + sep)) return false
+/** Which listed sessions a command selects (`ls`, `cat --from`). */
+export interface SessionSelection {
+  cwd?: (cwd: string | undefined) => boolean
+  since?: number
+  all?: boolean
+}
+
+/** `--cwd`, `--since` and `--all` of argv as a selection; a bad value is a UsageError naming its flag. */
+export function selectionFrom(argv: Args, now = Date.now()): SessionSelection {
+  return {
+    ...(typeof argv.cwd === 'string' ? { cwd: cwdMatcher(argv.cwd) } : {}),
+    ...(typeof argv.since === 'string' ? { since: parseTime(argv.since, now, 'since') } : {}),
+    all: Boolean(argv.all),
   }
-  if (argv.since !== undefined) {
-    const t = Date.parse(s.updated_at ?? s.created_at ?? '')
-    if (Number.isNaN(t) || t < argv.since) return false
-  }
-  if (!argv.all && (s.archived || s.parent)) return false
+}
+
+export function matches(s: SessionInfo, sel: SessionSelection): boolean {
+  if (sel.cwd && !sel.cwd(s.cwd)) return false
+  if (sel.since !== undefined && !(sessionTime(s.updated_at, s.created_at) >= sel.since)) return false
+  if (!sel.all && (s.archived || s.parent)) return false
   return true
 }
 
@@ -44,13 +54,7 @@ export function selectedHarnesses(names: unknown): typeof harnesses {
 export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
   const hs = selectedHarnesses(argv.harness)
-  let since: number | undefined
-  try {
-    since = typeof argv.since === 'string' ? parseSince(argv.since) : undefined
-  } catch (err) {
-    throw new UsageError((err as Error).message)
-  }
-  const filter = { ...(typeof argv.cwd === 'string' ? { cwd: resolve(argv.cwd) } : {}), ...(since === undefined ? {} : { since }), all: Boolean(argv.all) }
+  const filter = selectionFrom(argv)
   const rows: SessionInfo[] = []
   for (const h of hs) {
     for await (const s of h.discover!(ctx, { all: Boolean(argv.all) })) {

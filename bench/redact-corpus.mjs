@@ -2,26 +2,20 @@
  * A generated corpus for measuring redaction: transcript-shaped snippets
  * with planted, format-valid FAKE secrets (made at run time from a seeded
  * generator, never stored) and hard look-alike negatives that must survive.
- * Used by test/transforms/redact-quality.test.ts and bench/workloads/redact.mjs.
+ * Used by test/transforms/redact.test.ts and bench/workloads/redact.mjs; plain
+ * JavaScript so the bench runs it without a build, and outside lib/ so it
+ * does not ship in the package.
+ *
+ * @typedef {{ kind: string, value: string }} Planted
+ * @typedef {{ text: string, secrets: Planted[], negatives: Planted[] }} Snippet
  */
 
-export interface Planted {
-  kind: string
-  value: string
-}
-
-export interface Snippet {
-  text: string
-  secrets: Planted[]
-  negatives: Planted[]
-}
-
 class Rng {
-  private s: number
-  constructor(seed: number) {
+  s
+  constructor(seed) {
     this.s = seed >>> 0 || 1
   }
-  next(): number {
+  next() {
     // xorshift32
     let x = this.s
     x ^= x << 13
@@ -30,13 +24,13 @@ class Rng {
     this.s = x >>> 0
     return this.s / 4294967296
   }
-  int(a: number, b: number): number {
+  int(a, b) {
     return a + Math.floor(this.next() * (b - a + 1))
   }
-  pick<T>(a: readonly T[]): T {
-    return a[Math.floor(this.next() * a.length)]!
+  pick(a) {
+    return a[Math.floor(this.next() * a.length)]
   }
-  str(alpha: string, n: number): string {
+  str(alpha, n) {
     let o = ''
     for (let i = 0; i < n; i++) o += alpha[Math.floor(this.next() * alpha.length)]
     return o
@@ -53,7 +47,7 @@ const B64U = AN + '_-'
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 
 /** Secret kinds: name → maker. The name is ours; the engine's kind may differ. */
-export const SECRET_MAKERS: Record<string, (r: Rng) => string> = {
+export const SECRET_MAKERS = {
   aws_access_key_id: (r) => 'AKIA' + r.str(B32, 16),
   aws_sts_key_id: (r) => 'ASIA' + r.str(B32, 16),
   github_pat: (r) => 'ghp_' + r.str(AN, 36),
@@ -116,12 +110,12 @@ export const SECRET_MAKERS: Record<string, (r: Rng) => string> = {
 }
 
 /** How a secret of each kind is written into text, by context. */
-const ASSIGN_NAME: Record<string, string> = {
+const ASSIGN_NAME = {
   generic_password: 'DB_PASSWORD',
   generic_api_key: 'PAYMENTS_API_KEY',
 }
 
-function negativeMakers(r: Rng): Planted[] {
+function negativeMakers(r) {
   const sha = r.str(HEX, 40)
   return [
     { kind: 'git-sha', value: sha },
@@ -152,7 +146,7 @@ function negativeMakers(r: Rng): Planted[] {
   ]
 }
 
-function negativeContext(r: Rng, n: Planted): string {
+function negativeContext(r, n) {
   switch (n.kind) {
     case 'git-sha':
       return r.pick([`commit ${n.value}\nAuthor: Dev <dev@example.com>`, `"commit":"${n.value}"`, `HEAD is now at ${n.value} fix tests`])
@@ -201,7 +195,7 @@ function negativeContext(r: Rng, n: Planted): string {
   }
 }
 
-function secretContext(r: Rng, kind: string, v: string): string {
+function secretContext(r, kind, v) {
   if (kind === 'azure_storage') return `DefaultEndpointsProtocol=https;AccountName=acmeprod;${v};EndpointSuffix=core.windows.net`
   if (kind === 'generic_password') return r.pick([`${ASSIGN_NAME[kind]}=${v}`, `"password": "${v}"`, `password: ${v}`])
   if (kind === 'generic_api_key') return r.pick([`${ASSIGN_NAME[kind]}=${v}`, `"api_key": "${v}"`, `client_secret = "${v}"`])
@@ -231,19 +225,19 @@ const FILLER = [
 ]
 
 /** One snippet: filler around one planted secret (or none) and a few negatives. */
-function snippet(r: Rng, kinds: string[], i: number, escaped: boolean): Snippet {
-  const secrets: Planted[] = []
-  const parts: string[] = [r.pick(FILLER)]
-  const kind = kinds[i % kinds.length]!
-  const value = SECRET_MAKERS[kind]!(r)
+function snippet(r, kinds, i, escaped) {
+  const secrets = []
+  const parts = [r.pick(FILLER)]
+  const kind = kinds[i % kinds.length]
+  const value = SECRET_MAKERS[kind](r)
   // The value to check: for AccountKey= the key itself.
-  const planted = kind === 'azure_storage' ? value.slice('AccountKey='.length) : kind.endsWith('_url') ? /:\/\/[^:]+:([^@]+)@/.exec(value)![1]! : value
+  const planted = kind === 'azure_storage' ? value.slice('AccountKey='.length) : kind.endsWith('_url') ? /:\/\/[^:]+:([^@]+)@/.exec(value)[1] : value
   secrets.push({ kind, value: planted })
   parts.push(secretContext(r, kind, value))
   const negs = negativeMakers(r)
-  const negatives: Planted[] = []
+  const negatives = []
   for (let k = 0; k < 3; k++) {
-    const n = negs[(i * 3 + k) % negs.length]!
+    const n = negs[(i * 3 + k) % negs.length]
     negatives.push(n)
     parts.push(negativeContext(r, n))
   }
@@ -262,16 +256,16 @@ function snippet(r: Rng, kinds: string[], i: number, escaped: boolean): Snippet 
 }
 
 /** `count` snippets, cycling through every secret kind; every 3rd one JSON-escaped. */
-export function corpus(count: number, seed = 7): Snippet[] {
+export function corpus(count, seed = 7) {
   const r = new Rng(seed)
   const kinds = Object.keys(SECRET_MAKERS)
-  const out: Snippet[] = []
+  const out = []
   for (let i = 0; i < count; i++) out.push(snippet(r, kinds, i, i % 3 === 2))
   return out
 }
 
 /** A secret is caught when no 8-character run of it survives in the output. */
-export function survives(secret: string, output: string, background = ''): boolean {
+export function survives(secret, output, background = '') {
   for (let i = 0; i + 8 <= secret.length; i++) {
     const run = secret.slice(i, i + 8)
     // A run that also occurs in the text around the secret (`-----BEGIN` of a certificate) proves nothing.
@@ -280,19 +274,10 @@ export function survives(secret: string, output: string, background = ''): boole
   return false
 }
 
-export interface Score {
-  secrets: number
-  caught: number
-  negatives: number
-  kept: number
-  missedKinds: Record<string, number>
-  touchedKinds: Record<string, number>
-}
-
-export function score(snips: Snippet[], outputs: string[]): Score {
-  const s: Score = { secrets: 0, caught: 0, negatives: 0, kept: 0, missedKinds: {}, touchedKinds: {} }
+export function score(snips, outputs) {
+  const s = { secrets: 0, caught: 0, negatives: 0, kept: 0, missedKinds: {}, touchedKinds: {} }
   snips.forEach((sn, i) => {
-    const out = outputs[i]!
+    const out = outputs[i]
     for (const p of sn.secrets) {
       s.secrets++
       if (!survives(p.value, out, sn.text.split(p.value).join(''))) s.caught++

@@ -1,0 +1,123 @@
+/**
+ * What the CLI adds to each transform: flags that only concern printing or a
+ * command mode (declared with the same schema as the library options, so they
+ * get help and docs rows too), examples, printing the reports the library
+ * returns, exit codes, and whole-command modes (`redact --text`,
+ * `filter --count`).
+ */
+import { Writable, type Transform } from 'node:stream'
+import { pipeline } from '../pipeline.js'
+import type { StoreContext } from '../context.js'
+import { redactText } from '../redact/engine.js'
+import type { FilterCount, RedactFinding, RedactReport } from '../../transforms/index.js'
+import { defineOptions, type OptionSchema } from '../../transforms/spec.js'
+import { openSources } from './sources.js'
+import type { Args } from './options.js'
+
+/** Option values by schema key (library and CLI options together). */
+export type CliValues = Record<string, unknown>
+
+export interface TransformAdapter {
+  /** CLI flags of both forms (`ferry redact …` and `--redact '…'`). */
+  options: OptionSchema
+  /** Flags of the filter command only. */
+  commandOptions?: OptionSchema
+  examples?: Array<[string, string]>
+  /** The library options, adjusted from the CLI values. */
+  adjust?(opts: CliValues, cli: CliValues): CliValues
+  /** Prints what the created stage reports, sets the exit code. */
+  attach?(stage: Transform, cli: CliValues): void
+  /** Runs the whole filter command when it returns true; `stage` creates the transform from argv. */
+  command?(cli: CliValues, argv: Args, ctx: StoreContext, stage: () => Transform): Promise<boolean>
+}
+
+function kinds(k: Record<string, number>): string {
+  return Object.entries(k)
+    .map(([kind, n]) => `${kind}×${n}`)
+    .join(', ')
+}
+
+function printReport(report: RedactReport, json: boolean): void {
+  if (json) {
+    process.stderr.write(JSON.stringify(report) + '\n')
+    return
+  }
+  for (const f of report.records) process.stderr.write(`redact: ${f.id}: ${kinds(f.kinds)}\n`)
+  process.stderr.write(Object.keys(report.redacted).length ? `redact: ${kinds(report.redacted)}\n` : 'redact: nothing found\n')
+}
+
+/** `--check`: exit 1 when anything would be redacted. */
+function checkExit(cli: CliValues, found: Record<string, number>): void {
+  if (cli.check === true && Object.keys(found).length > 0) process.exitCode = 1
+}
+
+const redactAdapter: TransformAdapter = {
+  options: defineOptions({
+    reportJson: { type: 'boolean', default: false, describe: 'Print the report as one JSON line on stderr (implies `report`)' },
+  }),
+  commandOptions: defineOptions({
+    text: { type: 'boolean', default: false, describe: 'Redact plain text from stdin instead of a record stream; every byte outside a secret is unchanged' },
+  }),
+  examples: [
+    ['ferry cat codex:ID | ferry redact | ferry write --to claude-code', 'share a session without its secrets'],
+    ['ferry redact --text < error.log', 'redact any text'],
+    ['ferry cat claude-code:ID | ferry redact --check', 'pre-share hook: exit 1 when something would be redacted'],
+  ],
+  adjust: (opts, cli) => (cli.reportJson === true ? { ...opts, report: true } : opts),
+  attach(stage, cli) {
+    if (cli.report !== true && cli.reportJson !== true && cli.check !== true) return
+    stage.once('report', (report: RedactReport) => {
+      printReport(report, cli.reportJson === true)
+      checkExit(cli, report.redacted)
+    })
+  },
+  async command(cli) {
+    if (cli.text !== true) return false
+    const chunks: Buffer[] = []
+    for await (const c of process.stdin) chunks.push(c as Buffer)
+    // latin1 maps every byte to one character and back: bytes outside secrets stay exactly as they were, even invalid UTF-8.
+    const input = Buffer.concat(chunks).toString('latin1')
+    const { text, found } = redactText(input, {
+      paths: cli.paths === true,
+      emails: cli.emails === true,
+      ...(typeof cli.rulesFile === 'string' ? { rulesFile: cli.rulesFile } : {}),
+      ...(Array.isArray(cli.allow) ? { allow: cli.allow as string[] } : {}),
+    })
+    if (cli.check !== true) process.stdout.write(Buffer.from(text, 'latin1'))
+    if (cli.report === true || cli.reportJson === true || cli.check === true) printReport({ redacted: found, records: [] as RedactFinding[] }, cli.reportJson === true)
+    checkExit(cli, found)
+    return true
+  },
+}
+
+const filterAdapter: TransformAdapter = {
+  options: {},
+  commandOptions: defineOptions({
+    count: { type: 'boolean', default: false, describe: 'Print what would pass (`sessions N`, `messages N`, `records N`) instead of the stream' },
+  }),
+  examples: [
+    ['ferry cat codex:ID | ferry filter --no-context --blocks text,tool', 'drop injected context, thinking and images'],
+    ['ferry cat --from codex | ferry filter --since 7d --cwd ~/app --count', 'how many sessions of one project last week'],
+  ],
+  async command(cli, argv, ctx, makeStage) {
+    if (cli.count !== true) return false
+    const stage = makeStage()
+    let counts: FilterCount = { sessions: 0, messages: 0, records: 0 }
+    stage.once('count', (c: FilterCount) => (counts = c))
+    const { source } = await openSources(ctx, argv, { native: false })
+    await pipeline(source, stage, new Writable({ objectMode: true, write: (_r, _e, cb) => cb() }))
+    process.stdout.write(`sessions ${counts.sessions}\nmessages ${counts.messages}\nrecords ${counts.records}\n`)
+    return true
+  },
+}
+
+const truncateAdapter: TransformAdapter = {
+  options: {},
+  examples: [['ferry cat codex:ID | ferry truncate --tool-output 4000 --images strip', 'shorten outputs, drop image bytes']],
+}
+
+export const adapters: Record<string, TransformAdapter> = {
+  filter: filterAdapter,
+  redact: redactAdapter,
+  truncate: truncateAdapter,
+}
