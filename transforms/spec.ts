@@ -5,6 +5,7 @@
  * from it (lib/cli/transforms.ts), and the docs tables are rendered from it
  * (a test fails when docs/transforms.md disagrees).
  */
+import { didYouMean } from '../lib/suggest.js'
 import type { Transform } from 'node:stream'
 import { UsageError } from '../lib/errors.js'
 
@@ -86,7 +87,7 @@ export function resolveOptions<S extends OptionSchema, X extends object = {}>(tr
       case 'string': {
         if (typeof v !== 'string') bad('must be a string')
         const c = choicesOf(o)
-        if (c && !c.includes(v as string)) bad(`must be one of ${c.join(', ')}`)
+        if (c && !c.includes(v as string)) bad(`must be one of ${c.join(', ')}${didYouMean(String(v), c)}`)
         break
       }
       case 'list': {

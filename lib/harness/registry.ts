@@ -5,6 +5,7 @@
  * the `--home` variable list, the test matrix) is derived from this list.
  */
 import { UsageError } from '../errors.js'
+import { didYouMean } from '../suggest.js'
 import { registerVocabularies } from '../vocabulary/registry.js'
 import type { Harness } from './types.js'
 import { claudeCode } from './claude-code/index.js'
@@ -32,28 +33,8 @@ export function isHarnessId(id: string): id is HarnessId {
 
 export function getHarness(id: string): Harness {
   const h = byId.get(id)
-  if (!h) throw new UsageError(`unknown harness "${id}"${suggest(id)} (known: ${harnesses.map((x) => x.id).join(', ')})`)
+  if (!h) throw new UsageError(`unknown harness "${id}"${didYouMean(id, harnesses.map((x) => x.id))} (known: ${harnesses.map((x) => x.id).join(', ')})`)
   return h
-}
-
-/** ` (did you mean claude-code?)` for a near miss, else ''. */
-function suggest(id: string): string {
-  const near = harnesses.map((h) => h.id).find((h) => h.startsWith(id) || id.startsWith(h) || distance(h, id) <= 2)
-  return near ? ` (did you mean ${near}?)` : ''
-}
-
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0]!
-    d[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const t = d[j]!
-      d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = t
-    }
-  }
-  return d[b.length]!
 }
 
 /** The interchange stream harness (kind `stream`). */

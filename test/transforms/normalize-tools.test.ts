@@ -30,10 +30,10 @@ t.test('grok kinds from x', async (t) => {
 })
 
 t.test('style must be a registered harness id', async (t) => {
-  t.throws(() => normalizeTools({ style: 'opencod' }), { name: 'UsageError', message: /unknown harness "opencod".*did you mean opencode/ })
+  t.throws(() => normalizeTools({ style: 'opencod' }), { name: 'UsageError', message: /style must be one of .*did you mean opencode\?.*"opencod"/ })
   const r = await ferry(['normalize-tools', '--style', 'nonesuch'], { input: JSON.stringify(session()) + '\n' })
   t.equal(r.code, 2, 'usage error exit')
-  t.match(r.stderr, /unknown harness "nonesuch"/)
+  t.match(r.stderr, /style.*"nonesuch"/s)
 })
 
 t.test('the source harness comes from the session header first', async (t) => {
