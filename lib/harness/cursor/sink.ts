@@ -139,7 +139,11 @@ class CursorWriter implements SessionWriter {
         tDir = under(this.root, 'projects', slug, 'agent-transcripts', id)
         tFile = join(tDir, `${id}.jsonl`)
       }
-      if (!force && (await exists(tDir ?? tFile))) throw new ExistsError(tDir ?? tFile)
+      if (!force && (await exists(tDir ?? tFile))) {
+        // Its sub-agents (next in the stream) then meet the same refusal, not a new top-level session.
+        if (tDir) this.parents.set(h.sid, tDir)
+        throw new ExistsError(tDir ?? tFile)
+      }
     }
     const cDir = wantChat ? under(this.root, 'chats', chatBucket(cwd ?? ''), id) : undefined
     if (cDir && !force && (await exists(cDir))) throw new ExistsError(cDir)

@@ -67,9 +67,10 @@ async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions):
       children.push({ id: `${info.id}.${c.id}`, link: { sid, kind: 'subagent', ...(c.tool_use_id ? { tool_use_id: c.tool_use_id } : {}) }, items: () => c.items })
     }
     cwd ??= r.items.find((i) => i.cwd)?.cwd
-  } else {
-    items = transcriptItems(ctx, e.transcript!)
-    const dir = nestedDir(e.transcript!)
+  } else items = transcriptItems(ctx, e.transcript!)
+  // Transcript sub-agents belong to the session whichever store it is read from.
+  {
+    const dir = e.transcript ? nestedDir(e.transcript) : null
     if (dir) {
       let subs: string[] = []
       try {
@@ -79,6 +80,7 @@ async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions):
       }
       for (const f of subs) {
         const id = f.replace(/\.jsonl$/, '')
+        if (children.some((c) => c.id === id)) continue
         children.push({ id, link: { sid, kind: 'subagent', agent_id: id }, items: () => transcriptItems(ctx, join(dir, 'subagents', f)) })
       }
     }
