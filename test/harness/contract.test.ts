@@ -36,6 +36,7 @@ const specs: ContractSpec[] = [
       'resolve-by-path': 'the path is the database that holds every session; it names no single one',
     },
   },
+  { harness: 'cursor', fixture: 'cursor', roundTrip: 'bytes', storage: { lines: true }, fixpointIgnores: ['ts'] },
   { harness: 'ferry', fixture: 'ferry', roundTrip: 'records', storage: { lines: true } },
 ]
 

@@ -1,0 +1,227 @@
+/**
+ * One list of sessions from the three stores. A session in two stores (the
+ * same uuid as a transcript and a store.db, or a transcript whose id is a
+ * `composerData:` key) is listed once, read from the richest store (IDE,
+ * then chat store, then transcript), with `stores` naming every store that
+ * holds it.
+ */
+import { readdirSync, statSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
+import type { StoreContext } from '../../context.js'
+import type { DiscoverOptions, SessionInfo } from '../types.js'
+import { readAgentMeta, readMetaJson } from './chatstore.js'
+import { cursorDirs, nestedDir, transcriptId } from './paths.js'
+import { parseUserText } from './text.js'
+import { composerHeads, workspaceHeads, type ComposerHead } from './vscdb.js'
+import { readHead } from '../../io/line-file.js'
+
+export type StoreKind = 'transcript' | 'chat' | 'ide'
+
+export interface Entry {
+  id: string
+  transcript?: string
+  chat?: string
+  ide?: ComposerHead
+}
+
+export type CursorInfo = SessionInfo & { stores: StoreKind[] }
+
+function ls(dir: string): import('node:fs').Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return []
+  }
+}
+
+/** Every session, keyed by id (no file contents read but headers). */
+export function scan(ctx: StoreContext): Map<string, Entry> {
+  const dirs = cursorDirs(ctx)
+  const map = new Map<string, Entry>()
+  const entry = (id: string) => {
+    let e = map.get(id)
+    if (!e) map.set(id, (e = { id }))
+    return e
+  }
+  for (const base of dirs.transcripts) {
+    for (const p of ls(join(base, 'projects'))) {
+      if (!p.isDirectory()) continue
+      const at = join(base, 'projects', p.name, 'agent-transcripts')
+      for (const f of ls(at)) {
+        if (f.isFile() && /\.(jsonl|txt)$/.test(f.name)) {
+          const e = entry(transcriptId(f.name))
+          // A JSONL beats a legacy .txt of the same id.
+          if (!e.transcript || e.transcript.endsWith('.txt')) e.transcript = join(at, f.name)
+        } else if (f.isDirectory()) {
+          const file = join(at, f.name, `${f.name}.jsonl`)
+          try {
+            if (statSync(file).isFile()) entry(f.name).transcript = file
+          } catch {
+            /* not a session dir */
+          }
+        }
+      }
+    }
+  }
+  for (const base of dirs.chats) {
+    for (const b of ls(join(base, 'chats'))) {
+      if (!b.isDirectory()) continue
+      for (const s of ls(join(base, 'chats', b.name))) {
+        const db = join(base, 'chats', b.name, s.name, 'store.db')
+        try {
+          if (s.isDirectory() && statSync(db).isFile()) entry(s.name).chat ??= db
+        } catch {
+          /* no store.db */
+        }
+      }
+    }
+  }
+  for (const user of dirs.users) {
+    const g = join(user, 'globalStorage', 'state.vscdb')
+    let global = false
+    try {
+      global = statSync(g).isFile()
+    } catch {
+      /* no editor store */
+    }
+    if (!global) continue
+    let n = 0
+    for (const h of composerHeads(ctx, g)) {
+      n++
+      entry(h.composerId).ide = h
+    }
+    if (!n) for (const h of workspaceHeads(ctx, user, g)) entry(h.composerId).ide ??= h
+  }
+  return map
+}
+
+/** What ls shows, from the cheap parts of each store. */
+export async function infoOf(ctx: StoreContext, e: Entry): Promise<CursorInfo | null> {
+  const stores: StoreKind[] = []
+  if (e.ide) stores.push('ide')
+  if (e.chat) stores.push('chat')
+  if (e.transcript) stores.push('transcript')
+  const info: Record<string, any> = { harness: 'cursor', id: e.id, sid: `cursor:${e.id}`, stores }
+  const set = (k: string, v: unknown) => {
+    if (v !== undefined && v !== null && v !== '' && info[k] === undefined) info[k] = v
+  }
+  if (e.ide) {
+    info.path = e.ide.db
+    info.locator = { path: e.ide.db, db: e.ide.db, table: 'cursorDiskKV', pk: `composerData:${e.id}` }
+    set('cwd', e.ide.cwd)
+    if (e.ide.name) {
+      set('title', e.ide.name)
+      set('title_source', 'ai')
+    }
+    set('created_at', e.ide.createdAt)
+    set('updated_at', e.ide.updatedAt)
+    if (e.ide.archived) info.archived = true
+  }
+  if (e.chat) {
+    const dir = dirname(e.chat)
+    const mj = readMetaJson(dir)
+    let am = null
+    try {
+      am = readAgentMeta(e.chat)
+    } catch (err) {
+      ctx.diagnostics.warn('bad-meta', (err as Error).message, { file: e.chat }, 'cursor')
+    }
+    if (!info.path) {
+      info.path = e.chat
+      info.locator = { path: dir, db: e.chat, table: 'blobs' }
+    }
+    set('cwd', mj?.cwd ?? am?.workspacePath)
+    const title = mj?.title ?? am?.name
+    if (typeof title === 'string' && title) {
+      set('title', title)
+      set('title_source', 'ai')
+    }
+    set('model', am?.lastUsedModel !== 'default' ? am?.lastUsedModel : undefined)
+    const c = mj?.createdAtMs ?? am?.createdAt
+    if (typeof c === 'number') set('created_at', new Date(c).toISOString())
+    if (typeof mj?.updatedAtMs === 'number') set('updated_at', new Date(mj.updatedAtMs).toISOString())
+  }
+  if (e.transcript) {
+    if (!info.path) {
+      info.path = e.transcript
+      info.locator = { path: e.transcript }
+    }
+    try {
+      const st = statSync(e.transcript)
+      if (stores.length === 1) info.bytes = st.size
+      if (!info.title || !info.created_at) {
+        const head = e.transcript.endsWith('.txt') ? null : await readHead(e.transcript, { maxLines: 8, maxBytes: 256 * 1024 })
+        for (const l of head?.lines ?? []) {
+          let v: any
+          try {
+            v = JSON.parse(l.toString('utf8'))
+          } catch {
+            continue
+          }
+          const part = Array.isArray(v?.message?.content) ? v.message.content.find((p: any) => p?.type === 'text') : undefined
+          if (v?.role !== 'user' || typeof part?.text !== 'string') continue
+          const u = parseUserText(part.text)
+          if (!u.query) continue
+          if (!info.title) {
+            info.title = u.text.split('\n')[0]!.trim().slice(0, 120)
+            info.title_source = 'first_prompt'
+          }
+          set('created_at', u.ts)
+          break
+        }
+      }
+      set('updated_at', st.mtime.toISOString())
+      if (!info.cwd) {
+        // The slug is lossy: keep the cwd only when it is an existing directory spelled that way.
+        const slug = basename(dirname(dirname(nestedDir(e.transcript) ?? e.transcript)))
+        const guess = '/' + slug.replace(/-/g, '/')
+        try {
+          if (statSync(guess).isDirectory()) info.cwd = resolve(guess)
+        } catch {
+          /* unknown cwd */
+        }
+      }
+    } catch {
+      return null
+    }
+  }
+  if (!info.path) return null
+  return info as CursorInfo
+}
+
+export async function* discover(ctx: StoreContext, opts: DiscoverOptions): AsyncGenerator<SessionInfo> {
+  const map = scan(ctx)
+  const subs = new Set<string>()
+  for (const e of map.values()) if (e.ide?.subagent) subs.add(e.id)
+  for (const e of map.values()) {
+    if (subs.has(e.id) || e.id.startsWith('task-')) continue
+    const info = await infoOf(ctx, e)
+    if (!info) continue
+    if (info.archived && !opts.all) continue
+    yield info
+  }
+}
+
+/** By id, unique prefix, or a path of one of its files. */
+export async function resolveSession(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
+  const map = scan(ctx)
+  let id: string | undefined
+  if (ref.includes('/')) {
+    const p = resolve(ref)
+    for (const e of map.values()) {
+      const paths = [e.transcript, e.chat, e.chat ? dirname(e.chat) : undefined, e.transcript ? nestedDir(e.transcript) ?? undefined : undefined]
+      if (paths.includes(p)) id = e.id
+    }
+    if (!id) return null
+  } else if (map.has(ref)) id = ref
+  else {
+    const hits = [...map.keys()].filter((k) => k.startsWith(ref) && ref.length >= 4)
+    if (hits.length > 1) {
+      const { AmbiguousError } = await import('../../errors.js')
+      throw new AmbiguousError(`cursor:${ref} matches ${hits.length} sessions: ${hits.slice(0, 5).join(', ')}`)
+    }
+    id = hits[0]
+  }
+  if (!id) return null
+  return infoOf(ctx, map.get(id)!)
+}

@@ -1,0 +1,87 @@
+/**
+ * Where Cursor keeps its three stores, and the path rules for writing.
+ *
+ * - `.cursor` (the root flag `--cursor-dir`, default `~/.cursor`):
+ *   `projects/<slug>/agent-transcripts/` and the CLI's `chats/`.
+ * - the CLI config dir (`$XDG_CONFIG_HOME/cursor`, default `~/.config/cursor`):
+ *   newer CLI builds keep `chats/` there.
+ * - the editor's User dir (`~/.config/Cursor/User` on Linux,
+ *   `~/Library/Application Support/Cursor/User` on macOS,
+ *   `%APPDATA%\Cursor\User` on Windows): `globalStorage/state.vscdb` and
+ *   `workspaceStorage/<hash>/state.vscdb`.
+ *
+ * With `--cursor-dir DIR` only DIR is looked at, sniffed: it may be a
+ * `.cursor` dir, a CLI config dir (holding `chats/`) or an editor User dir
+ * (holding `globalStorage/`, or `User/globalStorage/`).
+ */
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { basename, dirname, resolve, sep } from 'node:path'
+import type { StoreContext } from '../../context.js'
+import { xdgDir } from '../../context.js'
+import { UnsafePathError } from '../../errors.js'
+
+export interface CursorDirs {
+  /** Dirs holding `projects/` (transcripts). */
+  transcripts: string[]
+  /** Dirs holding `chats/` (CLI chat stores). */
+  chats: string[]
+  /** Editor User dirs (holding `globalStorage/`). */
+  users: string[]
+}
+
+/** The `.cursor` dir: where ferry writes. */
+export function dotCursor(ctx: StoreContext): string {
+  return ctx.roots.cursor ?? resolve(ctx.home, '.cursor')
+}
+
+export function ideUserDir(ctx: StoreContext): string {
+  if (process.platform === 'darwin') return resolve(ctx.home, 'Library', 'Application Support', 'Cursor', 'User')
+  if (process.platform === 'win32') return resolve(ctx.env.APPDATA || resolve(ctx.home, 'AppData', 'Roaming'), 'Cursor', 'User')
+  return resolve(xdgDir(ctx, 'config'), 'Cursor', 'User')
+}
+
+export function cursorDirs(ctx: StoreContext): CursorDirs {
+  const root = ctx.roots.cursor
+  if (root) {
+    const users = existsSync(resolve(root, 'globalStorage')) || existsSync(resolve(root, 'workspaceStorage')) ? [root] : existsSync(resolve(root, 'User', 'globalStorage')) ? [resolve(root, 'User')] : []
+    return { transcripts: [root], chats: [root], users }
+  }
+  const dot = resolve(ctx.home, '.cursor')
+  const config = resolve(xdgDir(ctx, 'config'), 'cursor')
+  return { transcripts: [dot], chats: [dot, config], users: [ideUserDir(ctx)] }
+}
+
+/** Cursor's project slug: every run of non-alphanumerics becomes `-`, trimmed at both ends. */
+export function slugFor(cwd: string): string {
+  return cwd.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
+}
+
+/** The chat-store bucket: lowercase hex MD5 of the absolute workspace path. */
+export function chatBucket(cwd: string): string {
+  return createHash('md5').update(cwd).digest('hex')
+}
+
+export function isSafeComponent(s: string): boolean {
+  return s.length > 0 && s.length <= 200 && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(s) && !s.includes('..')
+}
+
+/** `root/<a>/<b>/...` with each component checked; throws UnsafePathError otherwise. */
+export function under(root: string, ...parts: string[]): string {
+  for (const p of parts) if (!isSafeComponent(p)) throw new UnsafePathError(`refusing unsafe Cursor path component ${JSON.stringify(p)}`)
+  const top = resolve(root)
+  const out = resolve(top, ...parts)
+  if (!out.startsWith(top + sep)) throw new UnsafePathError(`refusing Cursor path outside ${top}: ${out}`, out)
+  return out
+}
+
+/** Session id from a transcript path (`<id>.jsonl`, `<id>.txt`, `<id>/<id>.jsonl`). */
+export function transcriptId(path: string): string {
+  return basename(path).replace(/\.(jsonl|txt)$/, '')
+}
+
+/** The nested transcript's session dir, when `path` is `<id>/<id>.jsonl`. */
+export function nestedDir(path: string): string | null {
+  const id = transcriptId(path)
+  return basename(dirname(path)) === id ? dirname(path) : null
+}

@@ -1,0 +1,257 @@
+/**
+ * The editor's `state.vscdb` (global, plus per-workspace ones). Discovery
+ * reads only header rows: the 3.x `composerHeaders` table, else the global
+ * `ItemTable` `composer.composerHeaders`, else each workspace DB's
+ * `composer.composerData` → `allComposers[]`. Reading one composer fetches
+ * `composerData:<id>` and then its bubbles one by one, by key, in the order
+ * `fullConversationHeadersOnly` gives (else the older inline `conversation[]`,
+ * else the `bubbleId:<id>:` key range streamed with `.iterate()`), so a
+ * multi-GB database is never loaded whole. Record ids are bubble ids.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { StoreContext } from '../../context.js'
+import { columns, dbError, hasTable, openReadOnly, withBusyRetry, type ReadOnlyDb } from '../../io/sqlite-readonly.js'
+import type { Block } from '../../model.js'
+import { toolResult, toolUse } from './blocks.js'
+import { isObj, isoOf, parseJson, parseUserText, sanitizeId } from './text.js'
+import type { Item } from './transcript.js'
+
+export const IDE_FORMAT = 'cursor/state.vscdb'
+
+export interface ComposerHead {
+  composerId: string
+  name?: string
+  cwd?: string
+  createdAt?: string
+  updatedAt?: string
+  archived?: boolean
+  subagent?: boolean
+  model?: string
+  db: string
+}
+
+function text(v: unknown): string {
+  return Buffer.isBuffer(v) ? v.toString('utf8') : typeof v === 'string' ? v : ''
+}
+
+function cwdOf(h: Record<string, any>): string | undefined {
+  const uri = h.workspaceIdentifier?.uri
+  if (isObj(uri) && typeof uri.fsPath === 'string') return uri.fsPath
+  const repo = Array.isArray(h.trackedGitRepos) ? h.trackedGitRepos[0]?.repoPath : undefined
+  return typeof repo === 'string' ? repo : undefined
+}
+
+function headOf(v: Record<string, any>, db: string, row?: Record<string, any>): ComposerHead | null {
+  const id = v.composerId ?? row?.composerId
+  if (typeof id !== 'string' || !id) return null
+  const cwd = cwdOf(v)
+  const name = typeof v.name === 'string' && v.name ? v.name : typeof v.subtitle === 'string' && v.subtitle ? v.subtitle : undefined
+  const c = isoOf(v.createdAt ?? row?.createdAt)
+  const u = isoOf(v.lastUpdatedAt ?? row?.lastUpdatedAt)
+  return {
+    composerId: id,
+    db,
+    ...(name ? { name } : {}),
+    ...(cwd ? { cwd } : {}),
+    ...(c ? { createdAt: c } : {}),
+    ...(u ? { updatedAt: u } : {}),
+    ...(v.isArchived === true || row?.isArchived === 1 ? { archived: true } : {}),
+    ...(row?.isSubagent === 1 || id.startsWith('task-') ? { subagent: true } : {}),
+  }
+}
+
+/** Header rows of one global DB (cheap: never the bubbles). */
+export function* composerHeads(ctx: StoreContext, dbPath: string): Generator<ComposerHead> {
+  let h: ReadOnlyDb
+  try {
+    h = openReadOnly(dbPath, { source: 'cursor' })
+  } catch (err) {
+    ctx.diagnostics.error('db-error', (err as Error).message, { file: dbPath }, 'cursor')
+    return
+  }
+  try {
+    let seen = 0
+    if (hasTable(h.db, 'composerHeaders')) {
+      const cols = columns(h.db, 'composerHeaders')
+      const want = ['composerId', 'createdAt', 'lastUpdatedAt', 'isArchived', 'isSubagent', 'value'].filter((c) => cols.has(c))
+      for (const row of h.db.prepare(`SELECT ${want.join(', ')} FROM composerHeaders`).iterate() as Iterable<Record<string, any>>) {
+        const v = parseJson(text(row.value))
+        const head = headOf(isObj(v) ? v : {}, dbPath, row)
+        if (head) {
+          seen++
+          yield head
+        }
+      }
+    }
+    if (!seen && hasTable(h.db, 'ItemTable')) {
+      const row = withBusyRetry(dbPath, 'cursor', () => h.db.prepare(`SELECT value FROM ItemTable WHERE key = 'composer.composerHeaders'`).get()) as { value: unknown } | undefined
+      const v = row ? parseJson(text(row.value)) : undefined
+      const list = isObj(v) ? (v.allComposers ?? v.composers) : Array.isArray(v) ? v : undefined
+      if (Array.isArray(list)) for (const c of list) if (isObj(c)) {
+        const head = headOf(c, dbPath)
+        if (head) {
+          seen++
+          yield head
+        }
+      }
+    }
+  } catch (err) {
+    ctx.diagnostics.error('db-error', dbError(err, dbPath, 'cursor').message, { file: dbPath }, 'cursor')
+  } finally {
+    h.close()
+  }
+}
+
+/** 2.x: each workspace DB's `composer.composerData` → `allComposers[]`, the folder from `workspace.json`. */
+export function* workspaceHeads(ctx: StoreContext, userDir: string, globalDb: string): Generator<ComposerHead> {
+  const ws = join(userDir, 'workspaceStorage')
+  let dirs: string[] = []
+  try {
+    dirs = readdirSync(ws)
+  } catch {
+    return
+  }
+  for (const d of dirs) {
+    const db = join(ws, d, 'state.vscdb')
+    if (!existsSync(db)) continue
+    let folder: string | undefined
+    try {
+      const w = JSON.parse(readFileSync(join(ws, d, 'workspace.json'), 'utf8'))
+      if (typeof w.folder === 'string' && w.folder.startsWith('file://')) folder = decodeURIComponent(new URL(w.folder).pathname)
+    } catch {
+      /* no workspace.json: no folder */
+    }
+    let h: ReadOnlyDb
+    try {
+      h = openReadOnly(db, { source: 'cursor' })
+    } catch (err) {
+      ctx.diagnostics.warn('db-error', (err as Error).message, { file: db }, 'cursor')
+      continue
+    }
+    try {
+      if (!hasTable(h.db, 'ItemTable')) continue
+      const row = h.db.prepare(`SELECT value FROM ItemTable WHERE key = 'composer.composerData'`).get() as { value: unknown } | undefined
+      const v = row ? parseJson(text(row.value)) : undefined
+      const list = isObj(v) ? v.allComposers : undefined
+      if (Array.isArray(list)) for (const c of list) if (isObj(c)) {
+        const head = headOf(c, globalDb)
+        if (head) yield { ...head, ...(head.cwd || !folder ? {} : { cwd: folder }) }
+      }
+    } catch (err) {
+      ctx.diagnostics.warn('db-error', dbError(err, db, 'cursor').message, { file: db }, 'cursor')
+    } finally {
+      h.close()
+    }
+  }
+}
+
+export interface ComposerRead {
+  items: Item[]
+  model?: string
+  name?: string
+  cwd?: string
+  subagents: string[]
+}
+
+function bubbleItems(b: Record<string, any>, bid: string, native: boolean, raw: string, cid: string): Item[] {
+  const ts = isoOf(b.createdAt) ?? null
+  const nat = native ? { native: { format: IDE_FORMAT, table: 'cursorDiskKV', pk: `bubbleId:${cid}:${bid}`, raw } } : {}
+  const model = typeof b.modelInfo?.modelName === 'string' && b.modelInfo.modelName !== 'default' && b.modelInfo.modelName ? b.modelInfo.modelName : undefined
+  const tc = b.tokenCount
+  const usage = isObj(tc) && (tc.inputTokens > 0 || tc.outputTokens > 0) ? { input_tokens: Number(tc.inputTokens) || 0, output_tokens: Number(tc.outputTokens) || 0 } : undefined
+  if (b.type === 1) {
+    const blocks: Block[] = []
+    const u = parseUserText(typeof b.text === 'string' ? b.text : '')
+    if (u.text) blocks.push({ type: 'text', text: u.text })
+    for (const img of Array.isArray(b.images) ? b.images : []) {
+      const data = isObj(img) ? (img.data ?? img.base64 ?? img.image) : undefined
+      if (typeof data === 'string' && data) blocks.push({ type: 'image', mime: String(img.mimeType ?? img.mime_type ?? 'image/png'), data: data.replace(/^data:[^,]*,/, '') })
+    }
+    if (!blocks.length) return []
+    return [{ loc: bid, kind: 'message', role: 'user', ts: u.ts ?? ts, blocks, ...(u.context ? { context: u.context } : {}), ...nat }]
+  }
+  if (b.type !== 2) return [{ loc: bid, kind: 'native', native_type: `cursor/bubble-${String(b.type)}`, ...nat }]
+  const blocks: Block[] = []
+  if (isObj(b.thinking) && typeof b.thinking.text === 'string' && b.thinking.text) blocks.push({ type: 'thinking', text: b.thinking.text, ...(b.thinking.signature ? { signature: String(b.thinking.signature) } : {}) })
+  if (typeof b.text === 'string' && b.text) blocks.push({ type: 'text', text: b.text })
+  const out: Item[] = []
+  const tf = b.toolFormerData
+  let result: Item | null = null
+  if (isObj(tf)) {
+    const params = typeof tf.params === 'string' ? parseJson(tf.params) : tf.params
+    const call = toolUse(tf.toolCallId, tf.name ?? (typeof tf.tool === 'number' ? `tool_${tf.tool}` : undefined), isObj(params) ? params : { raw: tf.params ?? tf.rawArgs ?? '' }, `cursor_${sanitizeId(bid)}`)
+    blocks.push(call)
+    if (tf.result !== undefined || tf.status === 'error' || tf.status === 'completed') {
+      const r = typeof tf.result === 'string' ? parseJson(tf.result) : tf.result
+      const body = isObj(r) ? (typeof r.output === 'string' ? r.output : typeof r.contents === 'string' ? r.contents : JSON.stringify(r)) : typeof tf.result === 'string' ? tf.result : ''
+      const rb = toolResult(call.id, body, tf.status === 'error' || (isObj(r) && typeof r.exitCode === 'number' && r.exitCode !== 0), call.id)
+      if (isObj(r) && typeof r.exitCode === 'number') rb.exit_code = r.exitCode
+      rb.structured = r
+      result = { loc: `${bid}#result`, kind: 'message', role: 'user', ts, blocks: [rb] }
+    }
+  }
+  if (!blocks.length) return [{ loc: bid, kind: 'native', native_type: 'cursor/bubble-empty', ...nat }]
+  out.push({ loc: bid, kind: 'message', role: 'assistant', ts, blocks, ...(model ? { model } : {}), ...(usage ? { usage } : {}), ...nat })
+  if (result) out.push(result)
+  return out
+}
+
+/** One composer's conversation, bubble by bubble. */
+export function readComposer(ctx: StoreContext, dbPath: string, cid: string, native: boolean): ComposerRead {
+  const h = openReadOnly(dbPath, { source: 'cursor' })
+  try {
+    const get = h.db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?')
+    const row = withBusyRetry(dbPath, 'cursor', () => get.get(`composerData:${cid}`)) as { value: unknown } | undefined
+    const data = row ? parseJson(text(row.value)) : undefined
+    const cd = isObj(data) ? data : {}
+    const items: Item[] = []
+    let model: string | undefined = typeof cd.modelConfig?.modelName === 'string' && cd.modelConfig.modelName !== 'default' ? cd.modelConfig.modelName : undefined
+    const push = (bid: string, raw: string) => {
+      const b = parseJson(raw)
+      if (!isObj(b)) {
+        ctx.diagnostics.warn('bad-row', 'bubble is not a JSON object; skipped', { file: dbPath, row: `cursorDiskKV bubbleId:${cid}:${bid}` }, 'cursor')
+        return
+      }
+      for (const it of bubbleItems(b, bid, native, raw, cid)) {
+        if (it.model) model = it.model
+        items.push(it)
+      }
+    }
+    try {
+      const heads = Array.isArray(cd.fullConversationHeadersOnly) ? cd.fullConversationHeadersOnly : null
+      if (heads) {
+        for (const hd of heads) {
+          if (!isObj(hd) || typeof hd.bubbleId !== 'string') continue
+          const r = get.get(`bubbleId:${cid}:${hd.bubbleId}`) as { value: unknown } | undefined
+          if (r) push(hd.bubbleId, text(r.value))
+        }
+      } else if (Array.isArray(cd.conversation)) {
+        for (const b of cd.conversation) if (isObj(b)) push(String(b.bubbleId ?? items.length), JSON.stringify(b))
+      } else {
+        const lo = `bubbleId:${cid}:`
+        for (const r of h.db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY rowid').iterate(lo, `bubbleId:${cid};`) as Iterable<{ key: string; value: unknown }>) push(r.key.slice(lo.length), text(r.value))
+      }
+    } catch (err) {
+      throw dbError(err, dbPath, 'cursor')
+    }
+    const cwd = cwdOf(cd)
+    return { items, ...(model ? { model } : {}), ...(typeof cd.name === 'string' && cd.name ? { name: cd.name } : {}), ...(cwd ? { cwd } : {}), subagents: Array.isArray(cd.subagentComposerIds) ? cd.subagentComposerIds.filter((x: unknown): x is string => typeof x === 'string') : [] }
+  } finally {
+    h.close()
+  }
+}
+
+/** Whether `composerData:<id>` exists in the DB (transcript/IDE de-duplication). */
+export function hasComposer(dbPath: string, cid: string): boolean {
+  try {
+    const h = openReadOnly(dbPath, { source: 'cursor' })
+    try {
+      return hasTable(h.db, 'cursorDiskKV') && h.db.prepare('SELECT 1 FROM cursorDiskKV WHERE key = ?').get(`composerData:${cid}`) !== undefined
+    } finally {
+      h.close()
+    }
+  } catch {
+    return false
+  }
+}
