@@ -12,7 +12,7 @@ function bigStream(n: number): string {
 }
 
 t.test('usage errors exit 2 with one line', async (t) => {
-  for (const args of [['nope'], ['write'], ['write', '--to', 'nosuch'], ['cat', 'codex:x', '--bogus-flag'], ['write', '--to', 'cursor']]) {
+  for (const args of [['nope'], ['write'], ['write', '--to', 'nosuch'], ['cat', 'codex:x', '--bogus-flag'], ['write', '--to', 'claud']]) {
     const r = await ferry(args, { input: '' })
     t.equal(r.code, 2, `${args.join(' ')} → exit 2 (${r.stderr.trim()})`)
     t.equal(r.stderr.trim().split('\n').length, 1, 'one line')
