@@ -4,7 +4,7 @@
  * is closed source and its writers drift.
  */
 import type { Block, ToolResultBlock, ToolUseBlock } from '../../model.js'
-import { toCanonical } from '../../tools/table.js'
+import { toCanonical } from '../../vocabulary/index.js'
 import { isObj, parseJson, parseUserText, sanitizeId } from './text.js'
 
 export interface Mapped {
