@@ -204,6 +204,19 @@ export async function* discover(ctx: StoreContext, opts: DiscoverOptions): Async
 
 /** By id, unique prefix, or a path of one of its files. */
 export async function resolveSession(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
+  if (ref.includes('/')) {
+    const found = await resolvePath(ctx, ref)
+    if (found) return found
+    // A session file outside the configured store (written with --out): its own store is the
+    // directory above `projects/` or `chats/` in its path.
+    const m = /^(.*)\/(?:projects\/[^/]+\/agent-transcripts|chats\/[^/]+)\/.+$/.exec(resolve(ref))
+    if (m && m[1] && resolve(m[1]) !== ctx.roots.cursor) return resolvePath({ ...ctx, roots: { ...ctx.roots, cursor: m[1] } }, ref)
+    return null
+  }
+  return resolvePath(ctx, ref)
+}
+
+async function resolvePath(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
   const map = scan(ctx)
   let id: string | undefined
   if (ref.includes('/')) {
