@@ -53,7 +53,7 @@ function shortHash(name: string, hexChars: number): string {
 /** Written as `version` when the source is another harness (the client we verified against). */
 export const DEFAULT_VERSION = '2.1.332'
 /** Context kinds a foreign harness injected that Claude Code re-creates on its own. */
-const DROPPED_CONTEXT: ReadonlySet<string> = new Set(['environment', 'instructions', 'skill', 'attachment'])
+const DROPPED_CONTEXT: ReadonlySet<string> = new Set(['environment', 'instructions', 'skill', 'attachment', 'retained'])
 const SAFE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}$/
 const NO_RESULT = '[ferry] No result was recorded for this tool call.'
 
@@ -86,6 +86,9 @@ class ClaudeWriter implements SessionWriter {
   private lastRawChain: string | null = null
   private lastTs: string
   private lastAssistantUuid: string | null = null
+  /** The last line written is an assistant line of ours (a following assistant record continues its response). */
+  private lastLineAssistant = false
+  private lastApiId: string | null = null
   /** Source tool_use id → written id, for calls not yet answered. */
   private readonly open = new Map<string, string>()
   private pendingCmd: string | null = null
@@ -196,6 +199,7 @@ class ClaudeWriter implements SessionWriter {
     this.lastUuid = uuid
     this.lastRawChain = null
     this.modelled = true
+    this.lastLineAssistant = false
   }
 
   async write(rec: FerryRecord): Promise<void> {
@@ -225,6 +229,7 @@ class ClaudeWriter implements SessionWriter {
       return
     }
     if (rec.kind === 'message' && rec.role === 'assistant') await this.flushOpen()
+    this.lastLineAssistant = false
     if (rec.kind === 'native' && /^claude-code\/(custom-title|ai-title|summary)$/.test(rec.native_type)) this.rawTitle = true
     await this.line(raw)
     let last = raw
@@ -362,7 +367,8 @@ class ClaudeWriter implements SessionWriter {
       if (!this.open.size) await this.flushDeferred()
       return
     }
-    const isMeta = rec.context === true || rec.role === 'system'
+    // A sub-agent's answer delivered as a message (Codex multi-agent) is conversation the user saw.
+    const isMeta = (rec.context === true && rec.context_kind !== 'subagent') || rec.role === 'system'
     if (this.open.size && !isSummary) {
       this.deferred.push({ rec, content, isMeta })
       return
@@ -385,8 +391,15 @@ class ClaudeWriter implements SessionWriter {
   }
 
   private async writeAssistant(rec: MessageRec): Promise<void> {
-    await this.flushOpen()
-    await this.flushSummary()
+    // Assistant records that follow each other with nothing between them are one model response
+    // (OpenAI-style sources store each call of a parallel response as an item of its own): they are
+    // written the way Claude Code stores a response, one line per record with the same message id,
+    // so that every tool_use of the response is answered in the user lines that follow.
+    const cont = this.lastLineAssistant && this.deferred.length === 0 && this.lastApiId !== null
+    if (!cont) {
+      await this.flushOpen()
+      await this.flushSummary()
+    }
     this.pendingCmd = null
     const content: Obj[] = []
     for (const b of rec.blocks) {
@@ -417,7 +430,7 @@ class ClaudeWriter implements SessionWriter {
     const e = this.envelope('assistant', uuid, rec.ts)
     const hasTool = content.some((c) => c.type === 'tool_use')
     const u = rec.usage ?? {}
-    const apiId = rec.api_message_id && /^msg_[A-Za-z0-9_-]+$/.test(rec.api_message_id) ? rec.api_message_id : `msg_ferry_${shortHash(`${this.target.sessionId}:${rec.id}`, 24)}`
+    const apiId = cont ? this.lastApiId! : rec.api_message_id && /^msg_[A-Za-z0-9_-]+$/.test(rec.api_message_id) ? rec.api_message_id : `msg_ferry_${shortHash(`${this.target.sessionId}:${rec.id}`, 24)}`
     const model = rec.model ?? this.header.model ?? '<synthetic>'
     const stop = hasTool ? 'tool_use' : rec.stop_reason && rec.stop_reason !== 'other' && rec.stop_reason !== 'aborted' && rec.stop_reason !== 'error' ? rec.stop_reason : 'end_turn'
     await this.chainLine(e, uuid, {
@@ -439,6 +452,8 @@ class ClaudeWriter implements SessionWriter {
       ...(rec.x?.[`${HARNESS}.isApiErrorMessage`] === true ? { isApiErrorMessage: true } : {}),
     })
     this.lastAssistantUuid = uuid
+    this.lastLineAssistant = true
+    this.lastApiId = apiId
   }
 
   async finish(end?: EndRec): Promise<WrittenSession | void> {
