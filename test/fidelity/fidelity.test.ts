@@ -9,6 +9,7 @@ import t from 'tap'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writable } from '../../lib/harness/registry.js'
+import { collect, context, open, pipeline, sink } from '../../lib/index.js'
 import { ferry, jsonl, tempDir } from '../helpers.js'
 // @ts-ignore plain JS fixture builder
 import { makeHome, MARK, png8x8 } from '../../fixtures/fidelity/make-fixtures.mjs'
@@ -30,7 +31,17 @@ const ids: Rec = makeHome(home)
 const textOf = (b: Rec): string => (b.type === 'text' ? b.text : b.type === 'tool_result' ? (typeof b.content === 'string' ? b.content : b.content.map((p: Rec) => (p.type === 'text' ? p.text : '')).join('')) : '')
 const msgText = (m: Rec): string => m.blocks.map(textOf).join('\n')
 
-/** Reads back every session a conversion wrote. */
+/** Converts one session with the library (what `ferry convert` runs); returns what the sink wrote. */
+async function convert(sid: string, to: string, out: string): Promise<Rec[]> {
+  const ctx = context({ home })
+  const written: Rec[] = []
+  const s = sink(to as never, { ctx, out })
+  s.on('written', (w: Rec) => written.push(w))
+  await pipeline(await open(sid, { ctx }), s)
+  return written
+}
+
+/** Reads back the main session a conversion wrote (OpenCode's document imported first, as `opencode import` does). */
 async function readBack(t: Tap.Test, to: string, written: Rec[]): Promise<Rec[]> {
   if (to === 'opencode') {
     const h = tempDir(t)
@@ -38,18 +49,10 @@ async function readBack(t: Tap.Test, to: string, written: Rec[]): Promise<Rec[]>
     const db = createDb(join(h, '.local', 'share', 'opencode', 'opencode.db'))
     for (const w of written) insertDocument(db, JSON.parse(readFileSync(w.path, 'utf8')))
     db.close()
-    const r = await ferry(['--home', h, 'cat', `opencode:${written[0].id}`, '--no-native'])
-    t.equal(r.code, 0, r.stderr)
-    return jsonl(r.stdout)
+    return (await collect(await open(`opencode:${written[0].id}`, { ctx: context({ home: h }), native: false }))) as Rec[]
   }
-  const out: Rec[] = []
-  // The main session (Claude Code sub-agents come back with their parent's file).
-  for (const w of written.slice(0, 1)) {
-    const r = await ferry(['cat', w.path, '--no-native'])
-    t.equal(r.code, 0, `${w.path}: ${r.stderr}`)
-    out.push(...jsonl(r.stdout))
-  }
-  return out
+  // Claude Code sub-agents come back with their parent's file.
+  return (await collect(await open(written[0].path, { ctx: context({ home: tempDir(t) }), native: false }))) as Rec[]
 }
 
 function mainOf(recs: Rec[]): { header: Rec; recs: Rec[] } {
@@ -134,15 +137,10 @@ function checkPair(t: Tap.Test, from: string, to: string, all: Rec[]): void {
 for (const from of SOURCES) {
   t.test(`${from} source`, async (t) => {
     const sid = `${from}:${ids[from]}`
-    const src = await ferry(['--home', home, 'cat', sid, '--no-native'])
-    t.equal(src.code, 0, src.stderr)
-    t.test(`${from} read as it is`, async (t) => checkPair(t, from, '(read)', jsonl(src.stdout)))
+    t.test(`${from} read as it is`, async (t) => checkPair(t, from, '(read)', (await collect(await open(sid, { ctx: context({ home }), native: false }))) as Rec[]))
     for (const to of TARGETS) {
       t.test(`${from} → ${to}`, async (t) => {
-        const out = tempDir(t)
-        const w = await ferry(['--home', home, 'convert', sid, '--to', to, '--out', out, '--json'])
-        t.equal(w.code, 0, w.stderr)
-        const written = jsonl(w.stdout)
+        const written = await convert(sid, to, tempDir(t))
         t.ok(written.length >= 1, 'something was written')
         checkPair(t, from, to, await readBack(t, to, written))
       })
@@ -150,14 +148,22 @@ for (const from of SOURCES) {
   })
 }
 
+// The same through the CLI, as a user runs it (real child processes), for one pair.
+t.test('ferry convert on the command line: Codex (parallel calls, multi-agent, compaction) into Claude Code', async (t) => {
+  const out = tempDir(t)
+  const w = await ferry(['--home', home, 'convert', `codex:${ids.codex}`, '--to', 'claude-code', '--out', out, '--json'])
+  t.equal(w.code, 0, w.stderr)
+  const [written] = jsonl(w.stdout)
+  const back = await ferry(['cat', written.path, '--no-native'])
+  t.equal(back.code, 0, back.stderr)
+  checkPair(t, 'codex', 'claude-code', jsonl(back.stdout))
+})
+
 // Codex's remote compaction keeps its summary encrypted: the target says so in words.
 t.test('a Codex remote (encrypted) compaction leaves a visible note in every other agent', async (t) => {
   const sid = `codex:${ids.codexRemote}`
   for (const to of TARGETS.filter((x) => x !== 'codex')) {
-    const out = tempDir(t)
-    const w = await ferry(['--home', home, 'convert', sid, '--to', to, '--out', out, '--json'])
-    t.equal(w.code, 0, w.stderr)
-    const { recs } = mainOf(await readBack(t, to, jsonl(w.stdout)))
+    const { recs } = mainOf(await readBack(t, to, await convert(sid, to, tempDir(t))))
     const note = recs.find((r) => (r.kind === 'boundary' && /summary .*encrypted/i.test(r.summary ?? '')) || (r.kind === 'message' && /summary .*encrypted/i.test(msgText(r))))
     t.ok(note, `codex → ${to}: the compaction is not silent`)
     const p1 = recs.findIndex((r) => r.kind === 'message' && !r.context && msgText(r).includes(MARK.p1))
