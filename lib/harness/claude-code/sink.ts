@@ -53,7 +53,7 @@ function shortHash(name: string, hexChars: number): string {
 /** Written as `version` when the source is another harness (the client we verified against). */
 export const DEFAULT_VERSION = '2.1.332'
 /** Context kinds a foreign harness injected that Claude Code re-creates on its own. */
-const DROPPED_CONTEXT: ReadonlySet<string> = new Set(['environment', 'instructions', 'skill', 'attachment', 'retained'])
+const DROPPED_CONTEXT: ReadonlySet<string> = new Set(['environment', 'instructions', 'skill', 'attachment'])
 const SAFE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}$/
 const NO_RESULT = '[ferry] No result was recorded for this tool call.'
 
@@ -323,6 +323,9 @@ class ClaudeWriter implements SessionWriter {
     if (rec.role === 'assistant') return this.writeAssistant(rec)
     if (rec.context && DROPPED_CONTEXT.has(String(rec.context_kind)) && !(this.same && rec.context_kind === 'summary')) return
     if (rec.role === 'system' && rec.context) return
+    // History another agent's compaction kept (Codex's replacement history: the earlier prompts) goes
+    // after the boundary, where the model sees it; the turns themselves are before the boundary.
+    if (rec.context_kind === 'retained' && (this.same || rec.role !== 'user')) return
     const isSummary = rec.context === true && rec.context_kind === 'summary'
     if (isSummary) this.pendingSummary = null
     else await this.flushSummary()

@@ -470,7 +470,7 @@ export class RolloutMapper {
         role,
         ts,
         context: true,
-        context_kind: isSummary ? 'summary' : 'retained',
+        context_kind: isSummary ? 'summary' : role === 'user' ? (userContextKind(item, plain) ?? 'retained') : 'instructions',
         blocks,
         x: { 'codex.replacement': true, ...(role === 'system' ? { 'codex.role': String(item.role) } : {}) },
       })

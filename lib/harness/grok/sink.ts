@@ -229,7 +229,7 @@ class GrokSessionWriter implements SessionWriter {
       await this.update(ms, { sessionUpdate: 'tool_call_update', toolCallId: r.tool_use_id, status: r.is_error ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text } }] })
     }
     if (!prompt.length) return
-    if (m.context && !this.same && !chatWritten && (m.context_kind === 'summary' || m.context_kind === 'subagent')) {
+    if (m.context && !this.same && !chatWritten && (m.context_kind === 'summary' || m.context_kind === 'subagent' || (m.context_kind === 'retained' && m.role === 'user'))) {
       // A compaction summary or a sub-agent's answer from another agent: what the user saw, so the model sees it too.
       const text = prompt.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n\n')
       if (text) await this.chat.line(JSON.stringify({ type: 'user', content: [{ type: 'text', text }], synthetic_reason: m.context_kind === 'summary' ? 'compaction_meta' : 'system_reminder' }))

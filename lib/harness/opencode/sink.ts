@@ -330,7 +330,7 @@ class DocumentWriter implements SessionWriter {
     const context = (rec.context === true && rec.context_kind !== 'subagent') || rec.role === 'system'
     // Context another harness injected (its environment, instructions, reminders) would
     // mislead OpenCode's model; summaries are kept, and OpenCode's own synthetic text.
-    if (context && !this.same && rec.context_kind !== 'summary') {
+    if (context && !this.same && rec.context_kind !== 'summary' && !(rec.context_kind === 'retained' && rec.role === 'user')) {
       if (rec.blocks.some((b) => b.type === 'tool_result')) await this.userRecord(rec, t, false)
       return
     }
@@ -403,7 +403,7 @@ class DocumentWriter implements SessionWriter {
       this.open!.tools.delete(r.tool_use_id)
       this.open!.sawResults = true
     }
-    if (context && !this.same && rec.context_kind !== 'summary') return
+    if (context && !this.same && rec.context_kind !== 'summary' && rec.context_kind !== 'retained') return
     const parts: Json[] = []
     for (const b of rec.blocks) {
       if (b.type === 'text') {
