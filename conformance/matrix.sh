@@ -11,7 +11,7 @@
 # resumes its own session (after a compaction a client sends only what its compaction kept: the
 # conversion must carry exactly that, no less). Every run stays inside the loopback-only namespace
 # (lib/netns-run.sh); nothing here starts a client any other way.
-# Env: MOCK_STEPS (default bash,par,image,bigout,agent,wait), CLIENTS (default: claude-code codex-classic opencode).
+# Env: COMPACT (default 1; empty: no compaction, so every step stays in the resumed history), MOCK_STEPS (default bash,par,image,bigout,agent,wait), CLIENTS (default: claude-code codex-classic opencode).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -26,7 +26,7 @@ harness_of() { case "$1" in codex*) echo codex ;; *) echo "$1" ;; esac; }
 
 "$HERE/setup.sh" > "$OUT/setup.log" 2>&1 || { echo "setup failed: $OUT/setup.log" >&2; exit 1; }
 (cd "$ROOT" && node node_modules/typescript/bin/tsc -p .) || { echo "build failed" >&2; exit 1; }
-COMPACT=1 "$HERE/gen.sh" "$OUT/gen" "${CLIENTS[@]}" | tee "$OUT/gen.log"
+COMPACT="${COMPACT-1}" "$HERE/gen.sh" "$OUT/gen" "${CLIENTS[@]}" | tee "$OUT/gen.log"
 
 declare -A EXPECT
 rows=()
