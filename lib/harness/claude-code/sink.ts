@@ -95,6 +95,8 @@ class ClaudeWriter implements SessionWriter {
   /** User content held back while tool calls are open (results must come first). */
   private deferred: Array<{ rec: MessageRec; content: Obj[]; isMeta: boolean }> = []
   private pendingSummary: string | null = null
+  /** Summary text of the last compaction boundary, while the records after it are its kept history. */
+  private boundarySummary: string | null = null
   private afterBoundary = false
   private modelled = false
   /** A title record was among the lines written verbatim: do not add another. */
@@ -301,6 +303,7 @@ class ClaudeWriter implements SessionWriter {
     })
     this.afterBoundary = true
     if (rec.summary) this.pendingSummary = rec.summary
+    this.boundarySummary = rec.summary?.trim() ? rec.summary.trim() : null
   }
 
   private thinking(b: Extract<Block, { type: 'thinking' }>): Obj | null {
@@ -323,12 +326,13 @@ class ClaudeWriter implements SessionWriter {
     if (rec.role === 'assistant') return this.writeAssistant(rec)
     if (rec.context && DROPPED_CONTEXT.has(String(rec.context_kind)) && !(this.same && rec.context_kind === 'summary')) return
     if (rec.role === 'system' && rec.context) return
-    // History another agent's compaction kept (Codex's replacement history: the earlier prompts) goes
-    // after the boundary, where the model sees it; the turns themselves are before the boundary.
-    if (rec.context_kind === 'retained' && (this.same || rec.role !== 'user')) return
-    const isSummary = rec.context === true && rec.context_kind === 'summary'
+    // History another agent's compaction kept besides its summary (Codex's replacement history: the
+    // earlier prompts) goes after the summary, where the model sees it; the turns are before the boundary.
+    const kept = !this.same && rec.context === true && rec.context_kind === 'summary' && this.boundarySummary !== null && !msgText(rec).includes(this.boundarySummary)
+    const isSummary = rec.context === true && rec.context_kind === 'summary' && !kept
     if (isSummary) this.pendingSummary = null
     else await this.flushSummary()
+    if (!rec.context || rec.context_kind !== 'summary') this.boundarySummary = null
 
     const results: Array<{ block: ToolResultBlock; id: string }> = []
     const content: Obj[] = []
@@ -524,6 +528,10 @@ class ClaudeWriter implements SessionWriter {
 function insideStore(store: string, path: string): void {
   const rel = relative(resolve(projectsDir(store)), resolve(path))
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new UnsafePathError(`refusing to write outside ${projectsDir(store)}`, path)
+}
+
+function msgText(rec: MessageRec): string {
+  return rec.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
 }
 
 function resultTextOf(c: ToolResultBlock['content']): string {

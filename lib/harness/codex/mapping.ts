@@ -458,10 +458,6 @@ export class RolloutMapper {
       if (item?.type !== 'message') continue
       const role = item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system'
       const blocks = contentBlocks(item.content)
-      const plain = blocks.map((c) => (c.type === 'text' ? c.text : '')).join('')
-      // The summary message itself, or history carried over (earlier prompts, injected context):
-      // the turns it repeats are in the file before the boundary.
-      const isSummary = summary !== undefined && summary !== ENCRYPTED_SUMMARY && plain.includes(summary.trim())
       // Same line as the boundary: no native of its own (the boundary's raw line covers it).
       this.emit({
         kind: 'message',
@@ -470,7 +466,9 @@ export class RolloutMapper {
         role,
         ts,
         context: true,
-        context_kind: isSummary ? 'summary' : role === 'user' ? (userContextKind(item, plain) ?? 'retained') : 'instructions',
+        // The history the compaction kept (the summary message, earlier prompts): sinks tell the
+        // summary itself by the boundary's summary text.
+        context_kind: 'summary',
         blocks,
         x: { 'codex.replacement': true, ...(role === 'system' ? { 'codex.role': String(item.role) } : {}) },
       })

@@ -182,8 +182,13 @@ class GrokSessionWriter implements SessionWriter {
     if (rec.kind === 'boundary') return this.boundary(rec)
     if (rec.kind !== 'message' && rec.kind !== 'native') return
     if (!(rec.kind === 'message' && rec.role === 'assistant' && !isGrokNative(rec))) await this.flushHeld()
-    if (this.compactionSummary !== null && !(rec.kind === 'message' && rec.context === true && rec.context_kind === 'summary')) await this.writeSummary()
-    this.compactionSummary = null
+    if (this.compactionSummary !== null) {
+      // The summary message itself follows the boundary (its text holds the summary), or the history
+      // the compaction kept does: then the summary goes first.
+      const own = rec.kind === 'message' && rec.context === true && rec.context_kind === 'summary' && (this.compactionSummary === '' || rec.blocks.some((b) => b.type === 'text' && b.text.includes(this.compactionSummary!.trim())))
+      if (!own) await this.writeSummary()
+      else this.compactionSummary = null
+    }
     const raw = isGrokNative(rec) ? rec.native! : undefined
     // Messages Grok's rebuild derived from updates.jsonl are carried by its raw lines.
     const rebuilt = rec.kind === 'message' && !raw && rec.native?.file === 'updates' && rec.native.format.startsWith('grok/')
@@ -229,7 +234,7 @@ class GrokSessionWriter implements SessionWriter {
       await this.update(ms, { sessionUpdate: 'tool_call_update', toolCallId: r.tool_use_id, status: r.is_error ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text } }] })
     }
     if (!prompt.length) return
-    if (m.context && !this.same && !chatWritten && (m.context_kind === 'summary' || m.context_kind === 'subagent' || (m.context_kind === 'retained' && m.role === 'user'))) {
+    if (m.context && !this.same && !chatWritten && (m.context_kind === 'summary' || m.context_kind === 'subagent')) {
       // A compaction summary or a sub-agent's answer from another agent: what the user saw, so the model sees it too.
       const text = prompt.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n\n')
       if (text) await this.chat.line(JSON.stringify({ type: 'user', content: [{ type: 'text', text }], synthetic_reason: m.context_kind === 'summary' ? 'compaction_meta' : 'system_reminder' }))

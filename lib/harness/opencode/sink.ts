@@ -190,6 +190,7 @@ class DocumentWriter implements SessionWriter {
   private parentSes: string | undefined
   /** A compaction boundary was written; its summary message comes next. */
   private compaction: { summary: string } | null = null
+  private lastSummary: string | null = null
 
   private time(ts: string | null | undefined): number {
     const t = ms(ts)
@@ -324,13 +325,18 @@ class DocumentWriter implements SessionWriter {
       // The summary of a compaction: the summary message right after the boundary, else the boundary's own.
       const c = this.compaction
       this.compaction = null
-      if (rec.context === true && rec.context_kind === 'summary') return this.summaryMessage(rec, textOf(rec.blocks) || c.summary, t)
+      const isSummaryMsg = rec.context === true && rec.context_kind === 'summary'
+      if (isSummaryMsg && (c.summary === NO_SUMMARY || textOf(rec.blocks).includes(c.summary.trim()))) return this.summaryMessage(rec, textOf(rec.blocks) || c.summary, t)
       await this.summaryMessage(null, c.summary, t)
+      this.lastSummary = c.summary.trim()
     }
+    // The summary text again in the history the compaction kept: written already.
+    if (this.lastSummary && rec.context === true && rec.context_kind === 'summary' && textOf(rec.blocks).includes(this.lastSummary)) return
+    if (!(rec.context === true && rec.context_kind === 'summary')) this.lastSummary = null
     const context = (rec.context === true && rec.context_kind !== 'subagent') || rec.role === 'system'
     // Context another harness injected (its environment, instructions, reminders) would
     // mislead OpenCode's model; summaries are kept, and OpenCode's own synthetic text.
-    if (context && !this.same && rec.context_kind !== 'summary' && !(rec.context_kind === 'retained' && rec.role === 'user')) {
+    if (context && !this.same && rec.context_kind !== 'summary') {
       if (rec.blocks.some((b) => b.type === 'tool_result')) await this.userRecord(rec, t, false)
       return
     }
@@ -403,7 +409,7 @@ class DocumentWriter implements SessionWriter {
       this.open!.tools.delete(r.tool_use_id)
       this.open!.sawResults = true
     }
-    if (context && !this.same && rec.context_kind !== 'summary' && rec.context_kind !== 'retained') return
+    if (context && !this.same && rec.context_kind !== 'summary') return
     const parts: Json[] = []
     for (const b of rec.blocks) {
       if (b.type === 'text') {
