@@ -17,13 +17,29 @@ export const CHAIN_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 's
 
 const KEYS = new Set([
   'type', 'subtype', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'leafUuid',
-  'timestamp', 'cwd', 'version', 'gitBranch', 'customTitle', 'aiTitle', 'summary',
+  'timestamp', 'cwd', 'version', 'gitBranch', 'customTitle', 'aiTitle', 'summary', 'sourceToolAssistantUUID',
 ])
+
+/** `"id":"msg_…"` near the start of an assistant line's `message` object (the API response id). */
+const API_ID = /"id":"([^"\\]{1,200})"/
+
+/** The API message id of an assistant line, looked up in the first bytes of its `message` object only. */
+function apiIdOf(line: Buffer): string | undefined {
+  const at = line.indexOf('"message":{')
+  if (at < 0) return undefined
+  const head = line.toString('utf8', at + 11, Math.min(line.length, at + 11 + 400))
+  const content = head.indexOf('"content":')
+  const m = API_ID.exec(content < 0 ? head : head.slice(0, content))
+  return m?.[1]
+}
 
 const DEFINED = 1
 const SIDECHAIN = 2
 const BOUNDARY = 4
 const ACTIVE = 8
+const ASSISTANT = 16
+/** A user line that answers a tool call (`sourceToolAssistantUUID`). */
+const RESULT = 32
 
 export interface ChainSummary {
   /** Bytes covered by the pass; the second pass reads exactly these. */
@@ -48,6 +64,8 @@ export class ChainIndex {
   private parent = new Int32Array(1024)
   private flags = new Uint8Array(1024)
   private readonly logical = new Map<number, number>()
+  /** Assistant node → API message id: the lines of one response share it (one line per content block). */
+  private readonly apiIds = new Map<number, string>()
   /** Lines whose uuid repeats an earlier line's (they get line-based ids). */
   readonly dupLines = new Set<number>()
   private count = 0
@@ -115,6 +133,11 @@ export class ChainIndex {
     }
     let fl = DEFINED
     if (f.isSidechain === true) fl |= SIDECHAIN
+    if (type === 'assistant') {
+      fl |= ASSISTANT
+      const api = apiIdOf(line)
+      if (api) this.apiIds.set(n, api)
+    } else if (type === 'user' && str(f.sourceToolAssistantUUID)) fl |= RESULT
     const parent = str(f.parentUuid)
     if (parent && parent !== uuid) this.parent[n] = this.node(parent)
     if (type === 'system' && str(f.subtype) === 'compact_boundary') {
@@ -147,6 +170,41 @@ export class ChainIndex {
         break
       }
       n = next
+    }
+    this.activateParallel()
+  }
+
+  /**
+   * Parallel tool calls (claude-code.md): one response with several
+   * tool_use blocks is stored as one assistant line per block (same API
+   * message id, chained), and each tool_result line points at the line of
+   * its own call, in completion order; the next entry follows the last
+   * result. Walking back from the leaf therefore misses the calls and
+   * results of the other branches. Like the client's loader, the lines of
+   * an active response and the results answering them are active too.
+   */
+  private activateParallel(): void {
+    if (!this.apiIds.size) return
+    const activeApi = new Set<string>()
+    for (const [n, id] of this.apiIds) if (this.flags[n]! & ACTIVE) activeApi.add(id)
+    if (!activeApi.size) return
+    // Siblings chain off each other: repeat until none joins (bounded by the number of lines).
+    for (let changed = true; changed; ) {
+      changed = false
+      for (const [n, id] of this.apiIds) {
+        const f = this.flags[n]!
+        const p = this.parent[n]!
+        if (!(f & ACTIVE) && f & DEFINED && activeApi.has(id) && p >= 0 && this.flags[p]! & ACTIVE) {
+          this.flags[n] = f | ACTIVE
+          changed = true
+        }
+      }
+    }
+    for (let n = 0; n < this.count; n++) {
+      const f = this.flags[n]!
+      if (f & ACTIVE || !(f & RESULT) || !(f & DEFINED)) continue
+      const p = this.parent[n]!
+      if (p >= 0 && this.flags[p]! & ACTIVE && this.flags[p]! & ASSISTANT && activeApi.has(this.apiIds.get(p) ?? '')) this.flags[n] = f | ACTIVE
     }
   }
 

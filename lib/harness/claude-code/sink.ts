@@ -88,12 +88,17 @@ class ClaudeWriter implements SessionWriter {
   private lastRawChain: string | null = null
   private lastTs: string
   private lastAssistantUuid: string | null = null
+  /** The last line written is an assistant line of ours (a following assistant record continues its response). */
+  private lastLineAssistant = false
+  private lastApiId: string | null = null
   /** Source tool_use id → written id, for calls not yet answered. */
   private readonly open = new Map<string, string>()
   private pendingCmd: string | null = null
   /** User content held back while tool calls are open (results must come first). */
   private deferred: Array<{ rec: MessageRec; content: Obj[]; isMeta: boolean }> = []
   private pendingSummary: string | null = null
+  /** Summary text of the last compaction boundary, while the records after it are its kept history. */
+  private boundarySummary: string | null = null
   private afterBoundary = false
   private modelled = false
   /** A title record was among the lines written verbatim: do not add another. */
@@ -199,6 +204,7 @@ class ClaudeWriter implements SessionWriter {
     this.lastUuid = uuid
     this.lastRawChain = null
     this.modelled = true
+    this.lastLineAssistant = false
   }
 
   async write(rec: FerryRecord): Promise<void> {
@@ -228,6 +234,7 @@ class ClaudeWriter implements SessionWriter {
       return
     }
     if (rec.kind === 'message' && rec.role === 'assistant') await this.flushOpen()
+    this.lastLineAssistant = false
     if (rec.kind === 'native' && /^claude-code\/(custom-title|ai-title|summary)$/.test(rec.native_type)) this.rawTitle = true
     await this.line(raw)
     let last = raw
@@ -299,6 +306,7 @@ class ClaudeWriter implements SessionWriter {
     })
     this.afterBoundary = true
     if (rec.summary) this.pendingSummary = rec.summary
+    this.boundarySummary = rec.summary?.trim() ? rec.summary.trim() : null
   }
 
   private thinking(b: Extract<Block, { type: 'thinking' }>): Obj | null {
@@ -321,9 +329,13 @@ class ClaudeWriter implements SessionWriter {
     if (rec.role === 'assistant') return this.writeAssistant(rec)
     if (rec.context && DROPPED_CONTEXT.has(String(rec.context_kind)) && !(this.same && rec.context_kind === 'summary')) return
     if (rec.role === 'system' && rec.context) return
-    const isSummary = rec.context === true && rec.context_kind === 'summary'
+    // History another agent's compaction kept besides its summary (Codex's replacement history: the
+    // earlier prompts) goes after the summary, where the model sees it; the turns are before the boundary.
+    const kept = !this.same && rec.context === true && rec.context_kind === 'summary' && this.boundarySummary !== null && !msgText(rec).includes(this.boundarySummary)
+    const isSummary = rec.context === true && rec.context_kind === 'summary' && !kept
     if (isSummary) this.pendingSummary = null
     else await this.flushSummary()
+    if (!rec.context || rec.context_kind !== 'summary') this.boundarySummary = null
 
     const results: Array<{ block: ToolResultBlock; id: string }> = []
     const content: Obj[] = []
@@ -365,7 +377,8 @@ class ClaudeWriter implements SessionWriter {
       if (!this.open.size) await this.flushDeferred()
       return
     }
-    const isMeta = rec.context === true || rec.role === 'system'
+    // A sub-agent's answer delivered as a message (Codex multi-agent) is conversation the user saw.
+    const isMeta = (rec.context === true && rec.context_kind !== 'subagent') || rec.role === 'system'
     if (this.open.size && !isSummary) {
       this.deferred.push({ rec, content, isMeta })
       return
@@ -388,8 +401,15 @@ class ClaudeWriter implements SessionWriter {
   }
 
   private async writeAssistant(rec: MessageRec): Promise<void> {
-    await this.flushOpen()
-    await this.flushSummary()
+    // Assistant records that follow each other with nothing between them are one model response
+    // (OpenAI-style sources store each call of a parallel response as an item of its own): they are
+    // written the way Claude Code stores a response, one line per record with the same message id,
+    // so that every tool_use of the response is answered in the user lines that follow.
+    const cont = this.lastLineAssistant && this.deferred.length === 0 && this.lastApiId !== null
+    if (!cont) {
+      await this.flushOpen()
+      await this.flushSummary()
+    }
     this.pendingCmd = null
     const content: Obj[] = []
     for (const b of rec.blocks) {
@@ -420,7 +440,7 @@ class ClaudeWriter implements SessionWriter {
     const e = this.envelope('assistant', uuid, rec.ts)
     const hasTool = content.some((c) => c.type === 'tool_use')
     const u = rec.usage ?? {}
-    const apiId = rec.api_message_id && /^msg_[A-Za-z0-9_-]+$/.test(rec.api_message_id) ? rec.api_message_id : `msg_ferry_${shortHash(`${this.target.sessionId}:${rec.id}`, 24)}`
+    const apiId = cont ? this.lastApiId! : rec.api_message_id && /^msg_[A-Za-z0-9_-]+$/.test(rec.api_message_id) ? rec.api_message_id : `msg_ferry_${shortHash(`${this.target.sessionId}:${rec.id}`, 24)}`
     const model = rec.model ?? this.header.model ?? '<synthetic>'
     const stop = hasTool ? 'tool_use' : rec.stop_reason && rec.stop_reason !== 'other' && rec.stop_reason !== 'aborted' && rec.stop_reason !== 'error' ? rec.stop_reason : 'end_turn'
     await this.chainLine(e, uuid, {
@@ -442,6 +462,8 @@ class ClaudeWriter implements SessionWriter {
       ...(rec.x?.[`${HARNESS}.isApiErrorMessage`] === true ? { isApiErrorMessage: true } : {}),
     })
     this.lastAssistantUuid = uuid
+    this.lastLineAssistant = true
+    this.lastApiId = apiId
   }
 
   async finish(end?: EndRec): Promise<WrittenSession | void> {
@@ -509,6 +531,10 @@ class ClaudeWriter implements SessionWriter {
 function insideStore(store: string, path: string): void {
   const rel = relative(resolve(projectsDir(store)), resolve(path))
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new UnsafePathError(`refusing to write outside ${projectsDir(store)}`, path)
+}
+
+function msgText(rec: MessageRec): string {
+  return rec.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
 }
 
 function resultTextOf(c: ToolResultBlock['content']): string {

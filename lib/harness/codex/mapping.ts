@@ -39,6 +39,9 @@ export interface MapperOptions {
   push: (rec: FerryRecord) => void
 }
 
+/** The summary of a remote (encrypted) compaction, as far as anyone but the provider can tell. */
+export const ENCRYPTED_SUMMARY = '[ferry] Codex compacted the conversation here. Its summary was made by the provider and is stored encrypted, so it cannot be shown; the turns before this point are kept above.'
+
 /** event_msg payload types that carry something the model lacks. */
 const NEEDED_EVENTS = new Set(['token_count', 'item_completed', 'exec_command_end', 'patch_apply_end', 'web_search_end'])
 /** Cap on remembered open calls: a file full of calls without outputs must not grow memory. */
@@ -69,6 +72,9 @@ export class RolloutMapper {
   private readonly open = new Map<string, OpenCall>()
   /** Item ids seen in a rollout without ordinals (their `i<id>` locator must be unique). */
   private readonly seenIds = new Set<string>()
+  /** Multi-agent: open spawn_agent calls, and the agent path each spawned → that call's id. */
+  private readonly spawnCalls = new Set<string>()
+  private readonly spawned = new Map<string, string>()
   private sawUsageRecord = false
   private sawSession = false
 
@@ -170,7 +176,9 @@ export class RolloutMapper {
       ...(typeof p.model_provider === 'string' ? { provider: p.model_provider } : {}),
       ...(git ? { git: stripUndef({ branch: git.branch ?? undefined, commit: git.commit_hash ?? undefined, remote: redactUrl(git.repository_url) }) } : {}),
       ...(typeof p.timestamp === 'string' ? { created_at: p.timestamp } : {}),
-      ...(typeof p.forked_from_id === 'string' ? { parent: { sid: `codex:${p.forked_from_id}`, kind: 'fork' as const } } : {}),
+      ...(typeof p.forked_from_id === 'string'
+        ? { parent: { sid: `codex:${p.forked_from_id}`, kind: 'fork' as const } }
+        : spawnParent(p)),
       ...(Object.keys(x).length ? { x } : {}),
     })
     if (this.o.native && text !== undefined) rec.native = this.nativeOf(text, 0)
@@ -278,6 +286,8 @@ export class RolloutMapper {
       case 'function_call_output':
       case 'custom_tool_call_output':
         return this.toolOutput(p, loc, ts, text, no)
+      case 'agent_message':
+        return this.agentMessage(p, loc, ts, text, no)
       default:
         return this.emitNative({ timestamp: ts }, no, text, `codex/response_item:${p.type}`, loc)
     }
@@ -306,6 +316,7 @@ export class RolloutMapper {
   private toolUse(callId: string, name: string, input: unknown, custom: boolean, p: any, loc: string, ts: string | null, text: string, no: number, x?: Record<string, unknown>): void {
     if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value as string)
     this.open.set(callId, { name, custom })
+    if (name === 'spawn_agent' && this.spawnCalls.size < MAX_OPEN) this.spawnCalls.add(callId)
     this.toolUses++
     const extra = this.assistantExtra(p)
     if (x) extra.x = x
@@ -317,6 +328,16 @@ export class RolloutMapper {
     const call = this.open.get(callId)
     this.open.delete(callId)
     let content: ToolResultBlock['content'] = outputContent(p.output)
+    if (this.spawnCalls.delete(callId) && typeof content === 'string') {
+      // `{"task_name":"/root/x"}` (multi-agent v2) or `{"agent_id":"…"}` (v1): who answers later.
+      try {
+        const o = JSON.parse(content)
+        const who = typeof o?.task_name === 'string' ? o.task_name : typeof o?.agent_id === 'string' ? o.agent_id : undefined
+        if (who && this.spawned.size < MAX_OPEN) this.spawned.set(who, callId)
+      } catch {
+        /* not JSON: an error text */
+      }
+    }
     let exit: number | undefined = call?.exit_code
     if (typeof content === 'string') {
       // Older shell tools wrapped the output as JSON: {"output": "...", "metadata": {"exit_code": N}}.
@@ -343,6 +364,32 @@ export class RolloutMapper {
     if (call?.nested?.length) block.structured = { 'codex.nested': call.nested }
     const x = p.type === 'custom_tool_call_output' ? { 'codex.item': 'custom_tool_call_output' } : undefined
     return this.emitMessage(this.message('user', [block], loc, ts, text, no, x ? { x } : {}))
+  }
+
+  /**
+   * Multi-agent messages (`agent_message`, author → recipient): the task a
+   * sub-agent thread starts with (`NEW_TASK`, its prompt), and the answer
+   * it sends back to its parent (`FINAL_ANSWER`). In the parent the answer
+   * is injected context of kind `subagent`, linked to the spawn_agent call
+   * that started the sender (`codex.tool_use_id`). Encrypted payload parts
+   * stay opaque (`unknown` blocks).
+   */
+  private agentMessage(p: any, loc: string, ts: string | null, text: string, no: number): void {
+    const blocks = contentBlocks(p.content)
+    const plain = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')
+    const type = /^Message Type: ([A-Z_]+)/.exec(plain)?.[1]
+    const sender = typeof p.author === 'string' ? p.author : /^Sender: (.+)$/m.exec(plain)?.[1]
+    const x: Record<string, unknown> = { 'codex.item': 'agent_message' }
+    if (type) x['codex.message_type'] = type
+    if (sender) x['codex.author'] = sender
+    if (typeof p.recipient === 'string') x['codex.recipient'] = p.recipient
+    const call = sender ? this.spawned.get(sender) : undefined
+    if (call) x['codex.tool_use_id'] = call
+    const extra: Partial<MessageRec> = { x }
+    if (type !== 'NEW_TASK') [extra.context, extra.context_kind] = [true, 'subagent']
+    const turn = p.internal_chat_message_metadata_passthrough?.turn_id
+    if (typeof turn === 'string') extra.turn = turn
+    return this.emitMessage(this.message('user', blocks, loc, ts, text, no, extra))
   }
 
   private event(p: any): void {
@@ -386,14 +433,21 @@ export class RolloutMapper {
   }
 
   private compacted(p: any, loc: string, ts: string | null, text: string, no: number): void {
+    const history: any[] = Array.isArray(p.replacement_history) ? p.replacement_history : []
+    let summary: string | undefined = typeof p.message === 'string' && p.message.trim() !== '' ? p.message : undefined
+    // Remote compaction: the summary is an encrypted `compaction` item only the provider can read.
+    // Never silence: the boundary says so in words a reader (and another client's model) can see.
+    const encrypted = history.some((i) => i?.type === 'compaction' || i?.type === 'compaction_summary')
+    if (summary === undefined && encrypted) summary = ENCRYPTED_SUMMARY
     const b: FerryRecord = {
       kind: 'boundary',
       sid: this.o.sid,
       id: recordId(this.o.sid, loc),
       type: 'compaction',
       ts,
-      ...(typeof p.message === 'string' ? { summary: p.message } : {}),
+      ...(summary !== undefined ? { summary } : {}),
       replaces_history: Array.isArray(p.replacement_history),
+      ...(encrypted ? { x: { 'codex.encrypted_summary': true } } : {}),
     }
     if (this.o.native) b.native = this.nativeOf(text, no)
     this.emit(b)
@@ -403,6 +457,7 @@ export class RolloutMapper {
       i++
       if (item?.type !== 'message') continue
       const role = item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system'
+      const blocks = contentBlocks(item.content)
       // Same line as the boundary: no native of its own (the boundary's raw line covers it).
       this.emit({
         kind: 'message',
@@ -411,8 +466,10 @@ export class RolloutMapper {
         role,
         ts,
         context: true,
+        // The history the compaction kept (the summary message, earlier prompts): sinks tell the
+        // summary itself by the boundary's summary text.
         context_kind: 'summary',
-        blocks: contentBlocks(item.content),
+        blocks,
         x: { 'codex.replacement': true, ...(role === 'system' ? { 'codex.role': String(item.role) } : {}) },
       })
     }
@@ -454,6 +511,15 @@ export class RolloutMapper {
     this.queue = []
     for (const r of q) this.o.push(r)
   }
+}
+
+/** A sub-agent thread's link to its parent (`source.subagent.thread_spawn`, or `parent_thread_id`). */
+function spawnParent(p: any): { parent?: SessionRec['parent'] } {
+  const spawn = p?.source?.subagent?.thread_spawn
+  const parent = typeof spawn?.parent_thread_id === 'string' ? spawn.parent_thread_id : typeof p?.parent_thread_id === 'string' ? p.parent_thread_id : undefined
+  if (!parent) return {}
+  const agent = typeof spawn?.agent_path === 'string' ? spawn.agent_path : typeof p?.agent_path === 'string' ? p.agent_path : undefined
+  return { parent: { sid: `codex:${parent}`, kind: 'subagent', ...(agent ? { agent_id: agent } : {}) } }
 }
 
 export function mapUsage(u: any): Usage {

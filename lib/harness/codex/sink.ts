@@ -167,6 +167,13 @@ class RolloutWriter implements SessionWriter {
   async write(rec: FerryRecord): Promise<void> {
     if (rec.kind === 'stream' || rec.kind === 'session' || rec.kind === 'end') return
     const raw = sameFormatRaw(rec)
+    if (this.compaction && raw === undefined && rec.kind === 'message' && rec.context === true && rec.context_kind === 'summary' && rec.x?.['codex.replacement'] !== true) {
+      // Another agent's summary message right after its boundary (Claude Code's isCompactSummary line):
+      // it is the summary of the `compacted` record, which Codex turns into the summary message on resume.
+      const text = rec.blocks.map((b) => (b.type === 'text' ? b.text : '')).filter(Boolean).join('\n')
+      if (text) this.compaction.payload.message = text
+      return this.flushCompaction()
+    }
     if (this.compaction && !(rec.kind === 'message' && rec.x?.['codex.replacement'] === true)) await this.flushCompaction()
     if (raw !== undefined) {
       this.skipReplacement = rec.kind === 'boundary'

@@ -21,7 +21,7 @@ import type { StoreContext } from '../../context.js'
 import { validate as isUuid } from 'uuid'
 import { UnsafePathError } from '../../errors.js'
 import { AtomicDir, exists, writeWholeFile } from '../../io/atomic.js'
-import { resultText, sourceHarness, type Block, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
+import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WriteOptions, WrittenSession } from '../types.js'
@@ -179,7 +179,16 @@ class GrokSessionWriter implements SessionWriter {
   }
 
   async write(rec: FerryRecord): Promise<void> {
+    if (rec.kind === 'boundary') return this.boundary(rec)
     if (rec.kind !== 'message' && rec.kind !== 'native') return
+    if (!(rec.kind === 'message' && rec.role === 'assistant' && !isGrokNative(rec))) await this.flushHeld()
+    if (this.compactionSummary !== null) {
+      // The summary message itself follows the boundary (its text holds the summary), or the history
+      // the compaction kept does: then the summary goes first.
+      const own = rec.kind === 'message' && rec.context === true && rec.context_kind === 'summary' && (this.compactionSummary === '' || rec.blocks.some((b) => b.type === 'text' && b.text.includes(this.compactionSummary!.trim())))
+      if (!own) await this.writeSummary()
+      else this.compactionSummary = null
+    }
     const raw = isGrokNative(rec) ? rec.native! : undefined
     // Messages Grok's rebuild derived from updates.jsonl are carried by its raw lines.
     const rebuilt = rec.kind === 'message' && !raw && rec.native?.file === 'updates' && rec.native.format.startsWith('grok/')
@@ -225,6 +234,12 @@ class GrokSessionWriter implements SessionWriter {
       await this.update(ms, { sessionUpdate: 'tool_call_update', toolCallId: r.tool_use_id, status: r.is_error ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text } }] })
     }
     if (!prompt.length) return
+    if (m.context && !this.same && !chatWritten && (m.context_kind === 'summary' || m.context_kind === 'subagent')) {
+      // A compaction summary or a sub-agent's answer from another agent: what the user saw, so the model sees it too.
+      const text = prompt.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n\n')
+      if (text) await this.chat.line(JSON.stringify({ type: 'user', content: [{ type: 'text', text }], synthetic_reason: m.context_kind === 'summary' ? 'compaction_meta' : 'system_reminder' }))
+      return
+    }
     if (m.context) {
       // Another agent's injected context means nothing to Grok, which builds its own.
       if (!this.same || chatWritten) return
@@ -285,15 +300,23 @@ class GrokSessionWriter implements SessionWriter {
       }
     }
     if (!chatWritten && (text || calls.length)) {
-      await this.chat.line(
-        JSON.stringify({
+      // Assistant records that follow each other are one model response (an OpenAI-style source keeps each
+      // call of a parallel response as an item of its own): one assistant line holds all of its tool calls.
+      const h = this.held
+      if (h && !this.same) {
+        h.content += (h.content && text ? '\n\n' : '') + text
+        h.tool_calls.push(...calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })))
+        if (m.model) h.model_id = m.model
+      } else {
+        await this.flushHeld()
+        this.held = {
           type: 'assistant',
           content: text,
-          ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}),
+          tool_calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
           ...(m.model ? { model_id: m.model } : {}),
           ...(this.same && typeof m.x?.['grok.model_fingerprint'] === 'string' ? { model_fingerprint: m.x['grok.model_fingerprint'] } : {}),
-        }),
-      )
+        }
+      }
     }
     if (text) await this.update(ms, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } })
     for (const c of calls) {
@@ -323,8 +346,42 @@ class GrokSessionWriter implements SessionWriter {
     this.lastAssistant = null
   }
 
+  /** The assistant line held back so that the records of one response join it. */
+  private held: { type: 'assistant'; content: string; tool_calls: Array<{ id: string; name: string; arguments: string }>; model_id?: string; model_fingerprint?: unknown } | null = null
+  /** Summary of a compaction just seen, written unless the summary message follows. */
+  private compactionSummary: string | null = null
+
+  private async flushHeld(): Promise<void> {
+    const h = this.held
+    this.held = null
+    if (!h) return
+    const { tool_calls, ...rest } = h
+    await this.chat.line(JSON.stringify({ ...rest, ...(tool_calls.length ? { tool_calls } : {}) }))
+  }
+
+  /**
+   * Grok's own compaction records (checkpoints) cannot be written from another
+   * agent's session; the summary goes in as the context message Grok uses for
+   * one (`synthetic_reason: compaction_meta`): visible, never silence.
+   */
+  private async boundary(rec: BoundaryRec): Promise<void> {
+    if (rec.type !== 'compaction' || this.same) return
+    await this.flushHeld()
+    if (this.compactionSummary !== null) await this.writeSummary()
+    this.compactionSummary = rec.summary?.trim() ? rec.summary : ''
+  }
+
+  private async writeSummary(): Promise<void> {
+    const s = this.compactionSummary
+    this.compactionSummary = null
+    const text = s ? `[The conversation was compacted here. Summary of the earlier part:]\n${s}` : '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
+    await this.chat.line(JSON.stringify({ type: 'user', content: [{ type: 'text', text }], synthetic_reason: 'compaction_meta' }))
+  }
+
   async finish(end?: EndRec): Promise<WrittenSession> {
     try {
+      await this.flushHeld()
+      if (this.compactionSummary !== null) await this.writeSummary()
       await this.closeTurn(this.lastMs)
       await Promise.all([this.chat.close(), this.updRaw.close(), this.updGen.close()])
       const x = this.header.x ?? {}

@@ -23,6 +23,7 @@ import {
   resultText,
   sourceHarness,
   type Block,
+  type BoundaryRec,
   type EndRec,
   type FerryRecord,
   type MessageRec,
@@ -81,6 +82,13 @@ function finishOf(stop: StopReason | undefined, endsInTool: boolean): string {
       // end_turn, stop_sequence, aborted, other: OpenCode has only "stop" for these.
       return 'stop'
   }
+}
+
+/** What a compaction without a readable summary leaves in the target: words, never nothing. */
+const NO_SUMMARY = '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
+
+function textOf(blocks: Block[]): string {
+  return blocks.map((b) => (b.type === 'text' ? b.text : '')).filter(Boolean).join('\n')
 }
 
 export function slugOf(title: string | undefined): string {
@@ -180,6 +188,9 @@ class DocumentWriter implements SessionWriter {
   }
 
   private parentSes: string | undefined
+  /** A compaction boundary was written; its summary message comes next. */
+  private compaction: { summary: string } | null = null
+  private lastSummary: string | null = null
 
   private time(ts: string | null | undefined): number {
     const t = ms(ts)
@@ -307,9 +318,22 @@ class DocumentWriter implements SessionWriter {
   }
 
   async write(rec: FerryRecord): Promise<void> {
-    if (rec.kind !== 'message') return // boundaries and native rows have no place in an export document
+    if (rec.kind === 'boundary') return this.boundary(rec)
+    if (rec.kind !== 'message') return // native rows have no place in an export document
     const t = this.time(rec.ts)
-    const context = rec.context === true || rec.role === 'system'
+    if (this.compaction) {
+      // The summary of a compaction: the summary message right after the boundary, else the boundary's own.
+      const c = this.compaction
+      this.compaction = null
+      const isSummaryMsg = rec.context === true && rec.context_kind === 'summary'
+      if (isSummaryMsg && (c.summary === NO_SUMMARY || textOf(rec.blocks).includes(c.summary.trim()))) return this.summaryMessage(rec, textOf(rec.blocks) || c.summary, t)
+      await this.summaryMessage(null, c.summary, t)
+      this.lastSummary = c.summary.trim()
+    }
+    // The summary text again in the history the compaction kept: written already.
+    if (this.lastSummary && rec.context === true && rec.context_kind === 'summary' && textOf(rec.blocks).includes(this.lastSummary)) return
+    if (!(rec.context === true && rec.context_kind === 'summary')) this.lastSummary = null
+    const context = (rec.context === true && rec.context_kind !== 'subagent') || rec.role === 'system'
     // Context another harness injected (its environment, instructions, reminders) would
     // mislead OpenCode's model; summaries are kept, and OpenCode's own synthetic text.
     if (context && !this.same && rec.context_kind !== 'summary') {
@@ -318,6 +342,31 @@ class DocumentWriter implements SessionWriter {
     }
     if (rec.role === 'assistant') return this.assistantRecord(rec, t)
     return this.userRecord(rec, t, context)
+  }
+
+  /**
+   * A compaction as OpenCode records one: a user message holding a
+   * `compaction` part, then an assistant message marked `summary` (agent and
+   * mode `compaction`) whose text is the summary. OpenCode sends the model
+   * the history from the last compaction on; the messages before it stay in
+   * the session, as they do in OpenCode's own.
+   */
+  private async boundary(rec: BoundaryRec): Promise<void> {
+    if (rec.type !== 'compaction') return
+    if (this.compaction) await this.summaryMessage(null, this.compaction.summary, this.lastTime)
+    const t = this.time(rec.ts)
+    const u = await this.startUser(null, t)
+    u.parts.push({ type: 'compaction', auto: rec.trigger !== 'manual', overflow: false })
+    await this.flush()
+    this.compaction = { summary: rec.summary?.trim() ? rec.summary : NO_SUMMARY }
+  }
+
+  private async summaryMessage(rec: MessageRec | null, summary: string, t: number): Promise<void> {
+    const m = await this.startAssistant(rec ?? { kind: 'message', sid: this.header.sid, id: `${this.header.sid}:summary`, role: 'assistant', ts: null, blocks: [] }, t)
+    Object.assign(m.info, { summary: true, mode: 'compaction', agent: 'compaction' })
+    m.parts.push({ type: 'text', text: summary })
+    m.stop = 'end_turn'
+    await this.flush()
   }
 
   private async assistantRecord(rec: MessageRec, t: number): Promise<void> {
@@ -406,6 +455,8 @@ class DocumentWriter implements SessionWriter {
   }
 
   async finish(end?: EndRec): Promise<WrittenSession> {
+    if (this.compaction) await this.summaryMessage(null, this.compaction.summary, this.lastTime)
+    this.compaction = null
     await this.flush()
     const h = this.header
     const title = end?.title ?? h.title ?? (this.firstUserText ? this.firstUserText.replace(/\s+/g, ' ').trim().slice(0, 80) : undefined) ?? 'Imported session'

@@ -1,0 +1,683 @@
+#!/usr/bin/env node
+// Scripted mock model server for driving REAL coding-agent clients offline.
+// Node built-ins only. Speaks just enough of:
+//   - Anthropic Messages API   POST .../v1/messages            (SSE streaming + non-streaming, tool_use, thinking)
+//                              POST .../v1/messages/count_tokens
+//   - OpenAI Responses API     POST .../responses               (SSE streaming, function_call / custom_tool_call, reasoning)
+//   - OpenAI Chat Completions  POST .../chat/completions        (SSE streaming, tool_calls, reasoning_content)
+//   - GET .../models                                            (model list in both shapes)
+// Every request is appended (one JSON line) to the log file, with the reply the mock chose.
+//
+// The scripted conversation is decided statelessly from the history in each request. After a turn
+// start (a user message with text and no tool result), the k-th reply is the k-th step of --steps
+// that the client has a tool for (steps without a usable tool are dropped):
+//     "bash":   text (+ thinking/reasoning) + shell tool call  `echo ferry-probe`
+//     "read":   text + read-file tool call   <workdir>/probe.txt   (falls back to `cat` via the shell tool)
+//     "edit":   text + edit tool call on probe.txt  (Edit / edit / apply_patch; falls back to sed)
+//     "bigout": text + shell tool call `seq 1 30000` (large output: clients spill it to side files)
+//     "agent":  text + subagent tool call (Claude Code Agent, OpenCode task) whose prompt contains
+//               FERRY-SUBAGENT; the subagent's own first request is answered with FERRY-SUBAGENT-DONE
+//     then:     final text containing FERRY-DONE
+//   Codex "code mode" (only a freeform `exec` JavaScript tool) gets JS that calls tools.exec_command /
+//   tools.apply_patch. Shell/tool argument names are read from each tool's JSON schema.
+// A turn start that has earlier assistant content (a resumed session) -> text containing FERRY-RESUMED
+// (no tool call), saying whether the probe output was in the history. In --mode resume every turn is
+// answered with text only (FERRY-RESUMED, or FERRY-RESUMED-EMPTY when no earlier assistant content).
+// A request that offers no tools (title generation etc.) -> short plain text ("side").
+// A Codex compaction request (last input item compaction_trigger) -> one `compaction` output item.
+//
+// Usage:
+//   node mock-model-server.mjs serve [--host 127.0.0.1] [--port 8765] [--log FILE] [--workdir DIR]
+//                                    [--steps bash,read,edit,bigout,agent] [--thinking 1|0] [--ready-file FILE]
+//                                    [--mode gen|resume]
+//   node mock-model-server.mjs normalize LOGFILE [--select main|last|all|N|step:NAME] [--system] [--meta]
+//       prints the normalized history of a logged request as JSON (see README).
+// Env fallbacks: MOCK_HOST MOCK_PORT MOCK_LOG MOCK_WORKDIR MOCK_STEPS MOCK_THINKING MOCK_READY_FILE MOCK_MODE
+
+import http from 'node:http';
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+
+const MARK_DONE = 'FERRY-DONE marker=ferry-probe-ok';
+const MARK_RESUMED = 'FERRY-RESUMED';
+const PROBE_CMD = 'echo ferry-probe';
+const PROBE_OUT = 'ferry-probe';
+const PROBE_FILE = 'probe.txt';
+const PROBE_OLD = 'line two: hello';
+const PROBE_NEW = 'line two: hello, ferry';
+const BIGOUT_CMD = 'seq 1 30000';
+const SUBAGENT_PROMPT = 'FERRY-SUBAGENT: reply with the subagent marker.';
+const MARK_SUBAGENT = 'FERRY-SUBAGENT-DONE marker=ferry-subagent-ok';
+const PAR_CMDS = ['echo ferry-par-one', 'echo ferry-par-two'];
+const IMAGE_FILE = 'ferry-image.png';
+const MARK_SUMMARY = 'FERRY-SUMMARY marker=ferry-summary-ok';
+// Steps that issue more than one tool call (in one model response, or over two responses).
+const STEP_CALLS = { par: 2 };
+
+// ---------------------------------------------------------------- args
+function parseArgs(argv) {
+  const out = { _: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const k = a.slice(2);
+      const eq = k.indexOf('=');
+      if (eq >= 0) out[k.slice(0, eq)] = k.slice(eq + 1);
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) out[k] = argv[++i];
+      else out[k] = '1';
+    } else out._.push(a);
+  }
+  return out;
+}
+
+const rid = (p, n = 24) => p + crypto.randomBytes(n).toString('hex').slice(0, n);
+
+// ---------------------------------------------------------------- normalization
+function flattenContent(c) {
+  if (c == null) return '';
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map(flattenContent).filter((s) => s !== '').join('\n');
+  if (typeof c === 'object') {
+    if (typeof c.text === 'string') return c.text;
+    if (c.type === 'image' || c.type === 'input_image' || c.type === 'image_url') return '[image]';
+    if (c.content !== undefined) return flattenContent(c.content);
+    if (typeof c.output === 'string') return c.output;
+    return JSON.stringify(c);
+  }
+  return String(c);
+}
+
+function parseMaybeJson(s) {
+  if (typeof s !== 'string') return s;
+  try { return JSON.parse(s); } catch { return s; }
+}
+
+export function detectApi(path, body) {
+  if (/\/messages(\?|$)/.test(path) || (body && Array.isArray(body.messages) && 'max_tokens' in body && !/chat\/completions/.test(path))) return 'anthropic';
+  if (/\/responses(\?|$)/.test(path) || (body && 'input' in body)) return 'responses';
+  if (/chat\/completions/.test(path)) return 'chat';
+  return 'unknown';
+}
+
+// Each item: {role, kind, text?|name?, id?, input?, is_error?, msg}
+// role: system | developer | user | assistant | tool (tool results always get role "tool")
+export function normalize(api, body, { system = false } = {}) {
+  const items = [];
+  if (!body) return items;
+  if (api === 'anthropic') {
+    if (system && body.system) items.push({ role: 'system', kind: 'text', text: flattenContent(body.system), msg: -1 });
+    (body.messages || []).forEach((m, mi) => {
+      const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content || [];
+      for (const b of blocks) {
+        switch (b.type) {
+          case 'text': items.push({ role: m.role, kind: 'text', text: b.text, msg: mi }); break;
+          case 'thinking': items.push({ role: m.role, kind: 'thinking', text: b.thinking ?? '', msg: mi }); break;
+          case 'redacted_thinking': items.push({ role: m.role, kind: 'thinking', text: '[redacted]', redacted: true, msg: mi }); break;
+          case 'tool_use': case 'server_tool_use':
+            items.push({ role: m.role, kind: 'tool_use', name: b.name, id: b.id, input: b.input, msg: mi }); break;
+          case 'tool_result':
+            items.push({ role: 'tool', kind: 'tool_result', id: b.tool_use_id, text: flattenContent(b.content), ...(b.is_error ? { is_error: true } : {}), msg: mi }); break;
+          default: items.push({ role: m.role, kind: b.type || 'unknown', text: flattenContent(b), msg: mi });
+        }
+      }
+    });
+  } else if (api === 'responses') {
+    if (system && body.instructions) items.push({ role: 'system', kind: 'text', text: body.instructions, msg: -1 });
+    const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : body.input || [];
+    input.forEach((it, mi) => {
+      const type = it.type || (it.role ? 'message' : 'unknown');
+      switch (type) {
+        case 'message': {
+          const parts = typeof it.content === 'string' ? [{ type: 'input_text', text: it.content }] : it.content || [];
+          for (const p of parts) {
+            if (p.type === 'input_image') items.push({ role: it.role, kind: 'image', text: '[image]', msg: mi });
+            else items.push({ role: it.role, kind: 'text', text: p.text ?? flattenContent(p), msg: mi });
+          }
+          break;
+        }
+        case 'reasoning': {
+          const t = [...(it.summary || []).map((s) => s.text), ...((it.content || []).map((c) => c.text))].filter(Boolean).join('\n');
+          items.push({ role: 'assistant', kind: 'thinking', text: t, ...(it.encrypted_content ? { encrypted: true } : {}), msg: mi });
+          break;
+        }
+        case 'agent_message': {
+          // Codex multi-agent: a message between agents (NEW_TASK to a child, FINAL_ANSWER back to the parent)
+          const text = (it.content || []).map((c) => c.text ?? c.encrypted_content ?? '').join('');
+          items.push({ role: /Message Type: NEW_TASK/.test(text) ? 'user' : 'agent', kind: 'text', text, msg: mi });
+          break;
+        }
+        case 'function_call':
+          items.push({ role: 'assistant', kind: 'tool_use', name: it.name, id: it.call_id, input: parseMaybeJson(it.arguments), msg: mi }); break;
+        case 'custom_tool_call':
+          items.push({ role: 'assistant', kind: 'tool_use', name: it.name, id: it.call_id, input: it.input, msg: mi }); break;
+        case 'local_shell_call':
+          items.push({ role: 'assistant', kind: 'tool_use', name: 'local_shell', id: it.call_id, input: it.action, msg: mi }); break;
+        case 'function_call_output': case 'custom_tool_call_output': case 'local_shell_call_output': case 'tool_search_output':
+          items.push({ role: 'tool', kind: 'tool_result', id: it.call_id, text: flattenContent(it.output), msg: mi }); break;
+        case 'additional_tools':
+          if (system) items.push({ role: it.role || 'developer', kind: 'tools', text: (it.tools || []).flatMap((t) => t.type === 'namespace' ? (t.tools || []).map((x) => `${t.name}.${x.name}`) : [t.name]).join(','), msg: mi });
+          break;
+        default:
+          items.push({ role: it.role || 'assistant', kind: type, text: flattenContent(it), msg: mi });
+      }
+    });
+  } else if (api === 'chat') {
+    (body.messages || []).forEach((m, mi) => {
+      if (m.role === 'system' && !system) return;
+      if (m.role === 'tool') { items.push({ role: 'tool', kind: 'tool_result', id: m.tool_call_id, text: flattenContent(m.content), msg: mi }); return; }
+      const r = m.reasoning_content ?? m.reasoning;
+      if (r) items.push({ role: m.role, kind: 'thinking', text: flattenContent(r), msg: mi });
+      const parts = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content || [];
+      for (const p of parts) {
+        if (p.type === 'image_url') items.push({ role: m.role, kind: 'image', text: '[image]', msg: mi });
+        else if ((p.text ?? '') !== '') items.push({ role: m.role, kind: 'text', text: p.text, msg: mi });
+      }
+      for (const tc of m.tool_calls || []) items.push({ role: m.role, kind: 'tool_use', name: tc.function?.name, id: tc.id, input: parseMaybeJson(tc.function?.arguments), msg: mi });
+    });
+  }
+  return items;
+}
+
+function toolsOf(api, body) {
+  const out = [];
+  const addResponses = (list, ns) => {
+    for (const t of list || []) {
+      if (t.type === 'namespace') { addResponses(t.tools, t.name); continue; }
+      out.push({ name: t.name ?? t.type, type: t.type || 'function', schema: t.parameters || {}, format: t.format, description: t.description || '', namespace: ns });
+    }
+  };
+  if (api === 'responses') {
+    addResponses(body?.tools);
+    // Codex (code-mode models) sends its tools as an `additional_tools` input item instead of `tools`.
+    for (const it of Array.isArray(body?.input) ? body.input : []) if (it && it.type === 'additional_tools') addResponses(it.tools);
+    return out;
+  }
+  for (const t of body?.tools || []) {
+    if (api === 'anthropic') out.push({ name: t.name, type: t.type || 'function', schema: t.input_schema || {}, description: t.description || '' });
+    else out.push({ name: t.function?.name ?? t.name, type: 'function', schema: t.function?.parameters || {}, description: t.function?.description || '' });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- the script
+function pickTool(tools, names) {
+  for (const n of names) {
+    const t = tools.find((x) => (x.name || '').toLowerCase() === n);
+    if (t) return t;
+  }
+  return null;
+}
+const props = (t) => Object.keys(t?.schema?.properties || {});
+
+// Codex "code mode": the only direct tool is a freeform `exec` tool that runs JavaScript, which in turn
+// calls nested tools (tools.exec_command, tools.apply_patch, ...).
+function codeModeTool(tools) {
+  const t = tools.find((x) => x.name === 'exec' && x.type === 'custom' && /javascript/i.test(x.description || ''));
+  return t || null;
+}
+function codeModeCall(t, js) {
+  return { name: t.name, kind: 'custom', input: js, ...(t.namespace ? { namespace: t.namespace } : {}) };
+}
+
+function shellCall(tools, cmd, why) {
+  const t = pickTool(tools, ['bash', 'exec_command', 'shell_command', 'shell', 'run_shell_command', 'run_terminal_cmd', 'local_shell']);
+  if (!t) {
+    const cm = codeModeTool(tools);
+    if (cm) return codeModeCall(cm, `const r = await tools.exec_command({ cmd: ${JSON.stringify(cmd)} });\ntext(r.output);\n`);
+    return null;
+  }
+  if (t.type === 'local_shell') return { name: t.name, kind: 'local_shell', input: { type: 'exec', command: ['bash', '-lc', cmd] } };
+  const p = props(t);
+  const input = {};
+  if (p.includes('command')) input.command = t.schema.properties.command.type === 'array' ? ['bash', '-lc', cmd] : cmd;
+  else if (p.includes('cmd')) input.cmd = cmd;
+  else input.command = cmd;
+  if (p.includes('description')) input.description = why;
+  return { name: t.name, kind: 'function', input };
+}
+
+function stepCall(step, tools, workdir) {
+  const abs = workdir ? `${workdir.replace(/\/$/, '')}/${PROBE_FILE}` : PROBE_FILE;
+  if (step === 'bash') return shellCall(tools, PROBE_CMD, 'Print the ferry probe marker');
+  if (step === 'read') {
+    const t = pickTool(tools, ['read', 'read_file', 'view']);
+    if (t) {
+      const p = props(t);
+      const key = ['file_path', 'filePath', 'path'].find((k) => p.includes(k)) || 'file_path';
+      return { name: t.name, kind: 'function', input: { [key]: abs } };
+    }
+    return shellCall(tools, `cat ${PROBE_FILE}`, 'Show the probe file');
+  }
+  if (step === 'edit') {
+    const t = pickTool(tools, ['edit', 'apply_patch', 'str_replace_based_edit_tool']);
+    if (t && t.name.toLowerCase() === 'apply_patch') {
+      const patch = `*** Begin Patch\n*** Update File: ${abs}\n@@\n ferry probe file\n-${PROBE_OLD}\n+${PROBE_NEW}\n*** End Patch\n`;
+      if (t.type === 'custom') return { name: t.name, kind: 'custom', input: patch };
+      return { name: t.name, kind: 'function', input: props(t).includes('input') ? { input: patch } : { patch } };
+    }
+    if (t) {
+      const p = props(t);
+      const camel = p.includes('oldString');
+      const input = {};
+      input[camel ? 'filePath' : p.includes('path') && !p.includes('file_path') ? 'path' : 'file_path'] = abs;
+      if (p.includes('command')) input.command = 'str_replace';
+      input[camel ? 'oldString' : p.includes('old_str') ? 'old_str' : 'old_string'] = PROBE_OLD;
+      input[camel ? 'newString' : p.includes('new_str') ? 'new_str' : 'new_string'] = PROBE_NEW;
+      return { name: t.name, kind: 'function', input };
+    }
+    const cm = !pickTool(tools, ['bash', 'exec_command', 'shell_command', 'shell']) && codeModeTool(tools);
+    if (cm) {
+      const patch = `*** Begin Patch\n*** Update File: ${abs}\n@@\n ferry probe file\n-${PROBE_OLD}\n+${PROBE_NEW}\n*** End Patch\n`;
+      return codeModeCall(cm, `const r = await tools.apply_patch(${JSON.stringify(patch)});\ntext(r);\n`);
+    }
+    return shellCall(tools, `sed -i 's/${PROBE_OLD}/${PROBE_NEW}/' ${PROBE_FILE}`, 'Edit the probe file');
+  }
+  if (step === 'bigout') return shellCall(tools, BIGOUT_CMD, 'Print a long listing (large tool output)');
+  if (step === 'par') {
+    // two shell calls in ONE model response (parallel tool calls)
+    const a = shellCall(tools, PAR_CMDS[0], 'First of two parallel commands');
+    const b = shellCall(tools, PAR_CMDS[1], 'Second of two parallel commands');
+    if (!a || !b || a.kind === 'custom') return null; // code mode runs one script per call
+    return { ...a, parallel: [a, b] };
+  }
+  if (step === 'image') {
+    const img = workdir ? `${workdir.replace(/\/$/, '')}/${IMAGE_FILE}` : IMAGE_FILE;
+    const v = pickTool(tools, ['view_image']);
+    if (v) {
+      const p = props(v);
+      return { name: v.name, kind: 'function', input: { [p.includes('path') ? 'path' : p[0] || 'path']: img } };
+    }
+    const t = pickTool(tools, ['read', 'read_file', 'view']);
+    if (!t) return null;
+    const p = props(t);
+    const key = ['file_path', 'filePath', 'path'].find((k) => p.includes(k)) || 'file_path';
+    return { name: t.name, kind: 'function', input: { [key]: img } };
+  }
+  if (step === 'wait') {
+    // Codex multi-agent: wait for the agent spawned by the `agent` step (its id comes from the spawn output)
+    const t = pickTool(tools, ['wait_agent', 'wait']);
+    if (!t || !pickTool(tools, ['spawn_agent'])) return null;
+    const input = {};
+    for (const [k, v] of Object.entries(t.schema?.properties || {})) {
+      if (/timeout/i.test(k)) input[k] = v.type === 'integer' || v.type === 'number' ? 60000 : '60000';
+      else if (/id|target|agent|name/i.test(k)) input[k] = v.type === 'array' ? ['__SPAWNED__'] : '__SPAWNED__';
+    }
+    return { name: t.name, kind: 'function', input, ...(t.namespace ? { namespace: t.namespace } : {}) };
+  }
+  if (step === 'agent' && pickTool(tools, ['spawn_agent']) && !pickTool(tools, ['agent', 'task'])) {
+    const t = pickTool(tools, ['spawn_agent']);
+    const input = {};
+    const ps = t.schema?.properties || {};
+    for (const [k, v] of Object.entries(ps)) {
+      if (/^(message|prompt|task|instructions?)$/i.test(k)) input[k] = v.type === 'array' ? [{ type: 'text', text: SUBAGENT_PROMPT }] : SUBAGENT_PROMPT;
+    }
+    if (!Object.keys(input).length) input.message = SUBAGENT_PROMPT;
+    for (const k of ['task_name', 'name']) if (k in ps) input[k] = 'ferry_probe';
+    if ('agent_type' in ps) { const en = ps.agent_type.enum; input.agent_type = Array.isArray(en) && en.length ? (en.includes('default') ? 'default' : en[0]) : 'default'; }
+    if ('fork_context' in ps) input.fork_context = false;
+    if ('fork_turns' in ps) input.fork_turns = 'none';
+    return { name: t.name, kind: 'function', input, ...(t.namespace ? { namespace: t.namespace } : {}) };
+  }
+  if (step === 'agent') {
+    const t = pickTool(tools, ['agent', 'task']);
+    if (!t) return null;
+    const p = props(t);
+    const input = {};
+    if (p.includes('description')) input.description = 'Ferry subagent probe';
+    input.prompt = SUBAGENT_PROMPT;
+    if (p.includes('run_in_background')) input.run_in_background = false; // Claude Code defaults to async agents
+    if (p.includes('subagent_type')) {
+      const en = t.schema.properties.subagent_type.enum;
+      input.subagent_type = Array.isArray(en) && en.length ? (en.includes('general-purpose') ? 'general-purpose' : en.includes('general') ? 'general' : en[0]) : t.name === 'task' ? 'general' : 'general-purpose';
+    }
+    return { name: t.name, kind: 'function', input };
+  }
+  return null;
+}
+
+const STEP_TEXT = {
+  bash: "I'll run the ferry probe command first.",
+  read: 'The probe printed its marker. Now I will read the probe file.',
+  edit: 'Now I will make a small edit to the probe file.',
+  bigout: 'Next, a command with a large output.',
+  agent: 'Finally, I will ask a subagent to confirm.',
+  par: 'Two independent commands: I will run them in parallel.',
+  image: 'Now I will look at the image file.',
+  wait: 'Waiting for the subagent to finish.',
+};
+const STEP_THINKING = {
+  bash: 'The user wants the ferry probe. Plan: run echo ferry-probe, then read and edit probe.txt.',
+};
+
+export function decide(api, body, cfg) {
+  const tools = toolsOf(api, body);
+  const items = normalize(api, body);
+  if (api === 'responses' && Array.isArray(body?.input) && body.input.length && body.input[body.input.length - 1]?.type === 'compaction_trigger') {
+    // Codex "remote compaction v2": expects exactly one compaction output item
+    return { step: 'compaction', text: '', compaction: true };
+  }
+  {
+    const lastUser = items.filter((x) => x.role === 'user' && x.kind === 'text').pop();
+    if (lastUser && /CONTEXT CHECKPOINT COMPACTION|create a detailed summary|Do not mention the summary process|summary of the conversation|summarize the conversation|Provide a detailed prompt for continuing|<summary>/i.test(lastUser.text || '') && items.some((x) => x.role === 'assistant')) {
+      return { step: 'summary', text: `<summary>${MARK_SUMMARY}: the user ran the ferry probe steps (parallel echo, image read, subagent).</summary>` };
+    }
+  }
+  if (!tools.length) {
+    return { step: 'side', text: 'Ferry probe session' };
+  }
+  // message-level view: which messages are turn starts
+  const byMsg = new Map();
+  for (const it of items) {
+    if (!byMsg.has(it.msg)) byMsg.set(it.msg, []);
+    byMsg.get(it.msg).push(it);
+  }
+  let lastStart = -1;
+  for (const [mi, its] of byMsg) {
+    // OpenCode sends an image a tool returned as a user message of its own ("Attached media from tool result:")
+    const hasUserText = its.some((x) => x.role === 'user' && x.kind === 'text' && !/^Attached media from tool result/.test(x.text || ''));
+    const hasResult = its.some((x) => x.kind === 'tool_result');
+    if (hasUserText && !hasResult && mi > lastStart) lastStart = mi;
+  }
+  const after = items.filter((x) => x.msg > lastStart);
+  const before = items.filter((x) => x.msg < lastStart);
+  const toolUsesAfter = after.filter((x) => x.kind === 'tool_use').length;
+  const priorAssistant = before.some((x) => x.role === 'assistant');
+  const startText = items.filter((x) => x.msg === lastStart && x.kind === 'text').map((x) => x.text).join('\n');
+  if (startText.includes('FERRY-SUBAGENT') && !priorAssistant && toolUsesAfter === 0) {
+    return { step: 'subagent', text: MARK_SUBAGENT };
+  }
+  if (priorAssistant && toolUsesAfter === 0 && /SYSTEM NOTIFICATION|<task-notification>/.test(startText)) {
+    // a client-generated follow-up (e.g. Claude Code's background-task notification), not a user turn
+    return { step: 'notification', text: `Noted. ${MARK_DONE}` };
+  }
+  if (priorAssistant && toolUsesAfter === 0) {
+    const sawProbe = before.some((x) => x.kind === 'tool_result' && (x.text || '').includes(PROBE_OUT));
+    const nUse = before.filter((x) => x.kind === 'tool_use').length;
+    return {
+      step: 'resumed',
+      text: `${MARK_RESUMED}: I can see the earlier conversation (${before.length} items, ${nUse} tool calls); probe output in history: ${sawProbe ? 'yes' : 'no'}.`,
+    };
+  }
+  if (cfg.mode === 'resume') {
+    // resume mode never calls tools: a turn with no earlier assistant content means the client did not load the history
+    return { step: 'resumed-empty', text: `${MARK_RESUMED}-EMPTY: no earlier conversation is visible to me.` };
+  }
+  // steps this client has a tool for (stable across one session's requests, so indexing by count works)
+  const steps = cfg.steps.filter((st) => stepCall(st, tools, cfg.workdir));
+  let k = 0;
+  for (let used = 0; used < toolUsesAfter && k < steps.length; k++) used += STEP_CALLS[steps[k]] || 1;
+  if (k >= steps.length || toolUsesAfter >= 16) {
+    return { step: 'final', text: `All done. ${MARK_DONE}` };
+  }
+  const step = steps[k];
+  let call = stepCall(step, tools, cfg.workdir);
+  if (step === 'wait') {
+    // the spawned agent's id: from the last tool result that names one
+    const outs = after.filter((x) => x.kind === 'tool_result').map((x) => x.text || '');
+    let id = '';
+    for (const o of outs) { const m = /"(?:agent_id|id|task_name|agent_name)"\s*:\s*"([^"]+)"/.exec(o) || /\b([0-9a-f]{8}-[0-9a-f-]{27,})\b/.exec(o); if (m) id = m[1]; }
+    call = JSON.parse(JSON.stringify(call).replaceAll('__SPAWNED__', id || 'ferry_probe'));
+  }
+  const idOf = () => (api === 'anthropic' ? rid('toolu_mock', 24) : rid('call_mock', 24));
+  const calls = (call.parallel || [call]).map(({ parallel, ...c }) => ({ ...c, id: idOf() }));
+  return {
+    step,
+    text: STEP_TEXT[step] || `Step ${step}.`,
+    thinking: cfg.thinking && toolUsesAfter === 0 ? STEP_THINKING[step] : undefined,
+    call: calls[0],
+    calls,
+  };
+}
+
+// ---------------------------------------------------------------- wire writers
+function sse(res, event, data) {
+  if (event) res.write(`event: ${event}\n`);
+  res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+}
+function sseHeaders(res) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+}
+const approxTokens = (body) => Math.max(1, Math.round(JSON.stringify(body || {}).length / 4));
+// MOCK_REPORT_TOKENS=N: report at least N input tokens once the history holds a tool result, so that
+// clients that auto-compact by reported usage (Codex, OpenCode) compact once the scripted steps are done.
+const reportedTokens = (body) => {
+  const n = Number(process.env.MOCK_REPORT_TOKENS || 0);
+  const t = approxTokens(body);
+  if (!n) return t;
+  const s = JSON.stringify(body || {});
+  return s.includes(MARK_DONE) && !s.includes(MARK_SUMMARY) ? Math.max(t, n) : t;
+};
+
+function anthropicReply(req, res, body, d) {
+  const model = body.model || 'mock-model';
+  const content = [];
+  if (d.thinking) content.push({ type: 'thinking', thinking: d.thinking, signature: 'mock-signature-' + crypto.randomBytes(8).toString('hex') });
+  content.push({ type: 'text', text: d.text });
+  for (const c of d.calls || (d.call ? [d.call] : [])) content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
+  const usage = { input_tokens: reportedTokens(body), output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const msg = { id: rid('msg_mock'), type: 'message', role: 'assistant', model, content, stop_reason: d.call ? 'tool_use' : 'end_turn', stop_sequence: null, usage };
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json', 'request-id': rid('req_mock') });
+    res.end(JSON.stringify(msg));
+    return;
+  }
+  sseHeaders(res);
+  sse(res, 'message_start', { type: 'message_start', message: { ...msg, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+  content.forEach((b, i) => {
+    if (b.type === 'thinking') {
+      sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'thinking_delta', thinking: b.thinking } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'signature_delta', signature: b.signature } });
+    } else if (b.type === 'text') {
+      sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'text', text: '' } });
+      if (i === 0) sse(res, 'ping', { type: 'ping' });
+      const half = Math.ceil(b.text.length / 2);
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: b.text.slice(0, half) } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'text_delta', text: b.text.slice(half) } });
+    } else if (b.type === 'tool_use') {
+      sse(res, 'content_block_start', { type: 'content_block_start', index: i, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
+      sse(res, 'content_block_delta', { type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });
+    }
+    sse(res, 'content_block_stop', { type: 'content_block_stop', index: i });
+  });
+  sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  sse(res, 'message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+function responsesReply(req, res, body, d) {
+  const model = body.model || 'mock-model';
+  const respId = rid('resp_mock');
+  const created = Math.floor(Date.now() / 1000);
+  const output = [];
+  if (d.compaction) output.push({ type: 'compaction', id: rid('cmp_mock'), encrypted_content: 'mock-compaction-' + crypto.randomBytes(8).toString('hex') });
+  else if (d.thinking) output.push({ type: 'reasoning', id: rid('rs_mock'), summary: [{ type: 'summary_text', text: d.thinking }], encrypted_content: 'mock-encrypted-' + crypto.randomBytes(8).toString('hex') });
+  if (!d.compaction) output.push({ type: 'message', id: rid('msg_mock'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: d.text, annotations: [] }] });
+  for (const c of d.calls || (d.call ? [d.call] : [])) {
+    if (c.kind === 'custom') output.push({ type: 'custom_tool_call', id: rid('ctc_mock'), status: 'completed', call_id: c.id, name: c.name, input: c.input });
+    else if (c.kind === 'local_shell') output.push({ type: 'local_shell_call', id: rid('lsh_mock'), status: 'completed', call_id: c.id, action: c.input });
+    else output.push({ type: 'function_call', id: rid('fc_mock'), status: 'completed', call_id: c.id, name: c.name, arguments: JSON.stringify(c.input), ...(c.namespace ? { namespace: c.namespace } : {}) });
+  }
+  const inTok = reportedTokens(body);
+  const usage = { input_tokens: inTok, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: d.thinking ? 5 : 0 }, total_tokens: inTok + 20 };
+  const base = { id: respId, object: 'response', created_at: created, model, parallel_tool_calls: true, tool_choice: 'auto', tools: [], error: null, incomplete_details: null };
+  if (body.stream === false) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ...base, status: 'completed', output, usage }));
+    return;
+  }
+  sseHeaders(res);
+  let seq = 0;
+  const ev = (type, o) => sse(res, type, { type, sequence_number: seq++, ...o });
+  ev('response.created', { response: { ...base, status: 'in_progress', output: [] } });
+  ev('response.in_progress', { response: { ...base, status: 'in_progress', output: [] } });
+  output.forEach((item, oi) => {
+    if (item.type === 'reasoning') {
+      ev('response.output_item.added', { output_index: oi, item: { ...item, summary: [] } });
+      ev('response.reasoning_summary_part.added', { item_id: item.id, output_index: oi, summary_index: 0, part: { type: 'summary_text', text: '' } });
+      ev('response.reasoning_summary_text.delta', { item_id: item.id, output_index: oi, summary_index: 0, delta: item.summary[0].text });
+      ev('response.reasoning_summary_text.done', { item_id: item.id, output_index: oi, summary_index: 0, text: item.summary[0].text });
+      ev('response.reasoning_summary_part.done', { item_id: item.id, output_index: oi, summary_index: 0, part: item.summary[0] });
+    } else if (item.type === 'message') {
+      const text = item.content[0].text;
+      ev('response.output_item.added', { output_index: oi, item: { ...item, status: 'in_progress', content: [] } });
+      ev('response.content_part.added', { item_id: item.id, output_index: oi, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      const half = Math.ceil(text.length / 2);
+      ev('response.output_text.delta', { item_id: item.id, output_index: oi, content_index: 0, delta: text.slice(0, half) });
+      ev('response.output_text.delta', { item_id: item.id, output_index: oi, content_index: 0, delta: text.slice(half) });
+      ev('response.output_text.done', { item_id: item.id, output_index: oi, content_index: 0, text });
+      ev('response.content_part.done', { item_id: item.id, output_index: oi, content_index: 0, part: item.content[0] });
+    } else if (item.type === 'function_call') {
+      ev('response.output_item.added', { output_index: oi, item: { ...item, status: 'in_progress', arguments: '' } });
+      ev('response.function_call_arguments.delta', { item_id: item.id, output_index: oi, delta: item.arguments });
+      ev('response.function_call_arguments.done', { item_id: item.id, output_index: oi, arguments: item.arguments });
+    } else if (item.type === 'custom_tool_call') {
+      ev('response.output_item.added', { output_index: oi, item: { ...item, status: 'in_progress', input: '' } });
+      ev('response.custom_tool_call_input.delta', { item_id: item.id, output_index: oi, delta: item.input });
+      ev('response.custom_tool_call_input.done', { item_id: item.id, output_index: oi, input: item.input });
+    } else {
+      ev('response.output_item.added', { output_index: oi, item });
+    }
+    ev('response.output_item.done', { output_index: oi, item });
+  });
+  ev('response.completed', { response: { ...base, status: 'completed', output, usage } });
+  res.end();
+}
+
+function chatReply(req, res, body, d) {
+  const model = body.model || 'mock-model';
+  const id = rid('chatcmpl-mock');
+  const created = Math.floor(Date.now() / 1000);
+  const inTok = reportedTokens(body);
+  const usage = { prompt_tokens: inTok, completion_tokens: 20, total_tokens: inTok + 20 };
+  const cs = d.calls || (d.call ? [d.call] : []);
+  const toolCalls = cs.length ? cs.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: typeof c.input === 'string' ? JSON.stringify({ input: c.input }) : JSON.stringify(c.input) } })) : undefined;
+  const finish = d.call ? 'tool_calls' : 'stop';
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: d.text, ...(d.thinking ? { reasoning_content: d.thinking } : {}), ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }], usage }));
+    return;
+  }
+  sseHeaders(res);
+  const chunk = (delta, finish_reason = null, extra = {}) => sse(res, null, { id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason }], ...extra });
+  chunk({ role: 'assistant', content: '' });
+  if (d.thinking) chunk({ reasoning_content: d.thinking });
+  const half = Math.ceil(d.text.length / 2);
+  chunk({ content: d.text.slice(0, half) });
+  chunk({ content: d.text.slice(half) });
+  if (toolCalls) chunk({ tool_calls: toolCalls.map((tc, index) => ({ index, ...tc })) });
+  chunk({}, finish);
+  if (body.stream_options?.include_usage) sse(res, null, { id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+  sse(res, null, '[DONE]');
+  res.end();
+}
+
+function modelsReply(res) {
+  const ids = ['mock-model', 'claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5', 'gpt-5.1-codex'];
+  const data = ids.map((id) => ({ id, object: 'model', type: 'model', display_name: id, created: 1700000000, created_at: '2025-01-01T00:00:00Z', owned_by: 'ferry-mock' }));
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ object: 'list', data, models: data.map((m) => ({ slug: m.id, display_name: m.id })), has_more: false, first_id: ids[0], last_id: ids[ids.length - 1] }));
+}
+
+// ---------------------------------------------------------------- server
+function serve(opts) {
+  const cfg = {
+    host: opts.host || process.env.MOCK_HOST || '127.0.0.1',
+    port: Number(opts.port ?? process.env.MOCK_PORT ?? 8765),
+    log: opts.log || process.env.MOCK_LOG || 'mock-requests.jsonl',
+    workdir: opts.workdir || process.env.MOCK_WORKDIR || '',
+    steps: String(opts.steps || process.env.MOCK_STEPS || 'bash,read,edit,bigout,agent').split(',').map((s) => s.trim()).filter(Boolean),
+    thinking: String(opts.thinking ?? process.env.MOCK_THINKING ?? '1') !== '0',
+    readyFile: opts['ready-file'] || process.env.MOCK_READY_FILE || '',
+    mode: opts.mode || process.env.MOCK_MODE || 'gen',
+  };
+  let seq = 0;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body = null;
+      try { body = raw ? JSON.parse(raw) : null; } catch { body = raw; }
+      const path = req.url || '/';
+      const rec = { seq: seq++, ts: new Date().toISOString(), method: req.method, path, headers: req.headers };
+      let handler = null;
+      let reply = null;
+      try {
+        if (req.method === 'POST' && /\/messages\/count_tokens/.test(path)) {
+          reply = { kind: 'count_tokens' };
+          handler = () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ input_tokens: approxTokens(body) })); };
+        } else if (req.method === 'POST' && /\/messages(\?|$)/.test(path)) {
+          const d = decide('anthropic', body, cfg);
+          reply = { api: 'anthropic', ...d };
+          handler = () => anthropicReply(req, res, body, d);
+        } else if (req.method === 'POST' && /\/responses(\?|$)/.test(path)) {
+          const d = decide('responses', body, cfg);
+          reply = { api: 'responses', ...d };
+          handler = () => responsesReply(req, res, body, d);
+        } else if (req.method === 'POST' && /\/chat\/completions(\?|$)/.test(path)) {
+          const d = decide('chat', body, cfg);
+          reply = { api: 'chat', ...d };
+          handler = () => chatReply(req, res, body, d);
+        } else if (req.method === 'GET' && /\/models(\?|$)/.test(path)) {
+          reply = { kind: 'models' };
+          handler = () => modelsReply(res);
+        } else {
+          reply = { kind: '404' };
+          handler = () => { res.writeHead(404, { 'content-type': 'application/json' }); res.end(JSON.stringify({ error: { type: 'not_found', message: `mock: no route for ${req.method} ${path}` } })); };
+        }
+      } catch (e) {
+        reply = { kind: 'error', error: String(e && e.stack || e) };
+        handler = () => { res.writeHead(500, { 'content-type': 'application/json' }); res.end(JSON.stringify({ error: { type: 'mock_error', message: String(e) } })); };
+      }
+      rec.reply = reply;
+      rec.body = body;
+      try { fs.appendFileSync(cfg.log, JSON.stringify(rec) + '\n'); } catch (e) { process.stderr.write(`mock: cannot write log: ${e}\n`); }
+      handler();
+    });
+  });
+  // Codex may try a websocket upgrade on /responses; refuse cleanly so it falls back to HTTP.
+  server.on('upgrade', (req, socket) => {
+    try { fs.appendFileSync(cfg.log, JSON.stringify({ seq: seq++, ts: new Date().toISOString(), method: 'UPGRADE', path: req.url, headers: req.headers, reply: { kind: 'upgrade-refused' } }) + '\n'); } catch {}
+    socket.end('HTTP/1.1 426 Upgrade Required\r\ncontent-length: 0\r\n\r\n');
+  });
+  server.listen(cfg.port, cfg.host, () => {
+    const port = server.address().port;
+    process.stderr.write(`mock-model-server listening on http://${cfg.host}:${port} log=${cfg.log} steps=${cfg.steps.join(',')}\n`);
+    if (cfg.readyFile) fs.writeFileSync(cfg.readyFile, String(port));
+  });
+  const stop = () => server.close(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+// ---------------------------------------------------------------- normalize subcommand
+// Picks a logged model request and prints its history.
+//   --select main (default): the first request that offered tools and is a turn start
+//                            whose reply was "resumed" (falls back to the first tool-offering request)
+//   --select last: last model request; --select all: every model request; --select N: the request with seq N
+function normalizeCmd(file, opts) {
+  const recs = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const model = recs.filter((r) => r.reply && r.reply.api);
+  const sel = opts.select || 'main';
+  const strip = (its) => its.map(({ msg, ...rest }) => rest);
+  const one = (r) => strip(normalize(r.reply.api, r.body, { system: !!opts.system }));
+  let out;
+  if (sel === 'all') out = model.map((r) => ({ seq: r.seq, api: r.reply.api, path: r.path, reply: r.reply.step, history: one(r) }));
+  else {
+    let r;
+    if (sel === 'last') r = model[model.length - 1];
+    else if (sel.startsWith('step:')) r = model.filter((x) => x.reply.step === sel.slice(5)).pop();
+    else if (/^\d+$/.test(sel)) r = recs.find((x) => x.seq === Number(sel));
+    else r = model.find((x) => x.reply.step === 'resumed') || model.find((x) => x.reply.step === 'resumed-empty') || model.find((x) => x.reply.step !== 'side');
+    if (!r) { process.stderr.write('normalize: no matching model request in log\n'); process.exit(2); }
+    out = opts.meta ? { seq: r.seq, api: r.reply.api, path: r.path, model: r.body?.model, reply: r.reply, history: one(r) } : one(r);
+  }
+  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+}
+
+const args = parseArgs(process.argv.slice(2));
+const cmd = args._[0] || 'serve';
+if (cmd === 'serve') serve(args);
+else if (cmd === 'normalize') normalizeCmd(args._[1], args);
+else { process.stderr.write(`unknown command ${cmd}\n`); process.exit(2); }
