@@ -13,6 +13,7 @@ import type { ReadOptions } from '../harness/types.js'
 import { matches, selectedHarnesses } from './commands/ls.js'
 import { parseSince } from './io.js'
 import type { Args } from './options.js'
+import { archiveFlag, archivedRefs } from './commands/archive.js'
 
 /** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
 export const STDIN_SENTINEL = '\u0000stdin'
@@ -22,7 +23,8 @@ export function selectionOptions<T>(y: Argv<T>): Argv<T> {
     .option('from', { type: 'string', array: true, describe: 'Every session of these harnesses instead of REFs (repeatable)', group: 'Selecting:' })
     .option('cwd', { type: 'string', describe: 'With --from: only sessions of this directory or below', group: 'Selecting:' })
     .option('since', { type: 'string', describe: 'With --from: only sessions updated since (ISO date or 7d)', group: 'Selecting:' })
-    .option('all', { type: 'boolean', default: false, describe: 'With --from: include archived sessions', group: 'Selecting:' }) as Argv<T>
+    .option('all', { type: 'boolean', default: false, describe: 'With --from: include archived sessions', group: 'Selecting:' })
+    .option(archiveFlag(), { type: 'boolean', default: false, describe: 'Read the REFs (or --from harnesses) from the archive (--db FILE), also when their source is gone', group: 'Selecting:' }) as Argv<T>
 }
 
 export function refsOf(argv: Args): string[] {
@@ -37,7 +39,8 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
   let refs = refsOf(argv)
   const from = argv.from
   const resolved: ResolvedRef[] = []
-  if (Array.isArray(from) && from.length > 0) {
+  if (argv[archiveFlag()]) resolved.push(...(await archivedRefs(ctx, argv, refs)))
+  else if (Array.isArray(from) && from.length > 0) {
     if (refs.length) throw new UsageError('give REFs or --from, not both')
     const since = typeof argv.since === 'string' ? parseSince(argv.since) : undefined
     const filter = { ...(typeof argv.cwd === 'string' ? { cwd: resolve(argv.cwd) } : {}), ...(since === undefined ? {} : { since }), all: Boolean(argv.all) }
