@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { parquetWriteFile } from 'hyparquet-writer'
-import { FerryError } from '../errors.js'
+import { FerryError, UsageError } from '../errors.js'
 import type { ArchiveDb } from './db.js'
 
 export type ExportFormat = 'parquet' | 'jsonl'
@@ -93,7 +93,7 @@ function readState(out: string, format: ExportFormat): State {
   } catch (err) {
     throw new FerryError(`the export state file does not parse: ${(err as Error).message}`, { code: 'bad-meta', position: { file: p } })
   }
-  if (s.format !== format) throw new FerryError(`this directory holds a ${s.format} export; export ${format} elsewhere (or remove the directory)`, { code: 'usage', position: { file: out } })
+  if (s.format !== format) throw new UsageError(`${out} holds a ${s.format} export: export ${format} into another directory`)
   return s
 }
 

@@ -60,6 +60,6 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
     for (const ref of refs) resolved.push(await resolveRef(ctx, ref))
   }
   const optsFor = typeof readOpts === 'function' ? readOpts : () => readOpts
-  const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, optsFor(r.harness.id))))
+  const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id))))
   return { source, count: resolved.length }
 }

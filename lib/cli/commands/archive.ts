@@ -10,7 +10,7 @@ import type { Argv } from 'yargs'
 import { FerryError, UsageError } from '../../errors.js'
 import { getHarness, harnesses, storeHarnesses } from '../../harness/registry.js'
 import type { Harness, SessionInfo } from '../../harness/types.js'
-import { openArchive } from '../../archive/db.js'
+import { lockError, openArchive } from '../../archive/db.js'
 import { syncArchive, type SyncSource, type SyncSummary } from '../../archive/sync.js'
 import { contextFrom, type Args } from '../options.js'
 import { finishDiagnostics, lsTable, parseSince } from '../io.js'
@@ -86,7 +86,9 @@ export async function handler(argv: Args): Promise<void> {
         tick: (bytes, what) => bar?.tick(bytes, what),
       },
       wait * 1000,
-    )
+    ).catch((err: unknown) => {
+      throw lockError(path, err, wait * 1000) ?? err
+    })
   } finally {
     ;(bar as ReturnType<typeof progress> | null)?.stop()
     db.close()
