@@ -80,7 +80,7 @@ export class ArchiveWriter {
       ftsDel: db.prepare('DELETE FROM fts WHERE rowid = ?'),
       ftsIns: db.prepare('INSERT INTO fts(rowid, text, tools, title, cwd) VALUES (?, ?, ?, ?, ?)'),
       get: db.prepare('SELECT rid, sid, body, native, active, ord FROM records WHERE id = ?'),
-      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, body, native) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)'),
+      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, body, native) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
       update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, body = ?, native = ? WHERE rid = ?'),
       touch: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1 WHERE rid = ?'),
       touchActive: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1, ver = ? WHERE rid = ?'),
@@ -188,10 +188,11 @@ export class ArchiveWriter {
     const role = rec.kind === 'message' ? rec.role : null
     const ts = 'ts' in rec ? ((rec as { ts?: string | null }).ts ?? null) : null
     const ord = this.ord++
-    const old = this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; active: number; ord: number } | undefined
+    // New ids (the common case) cost one statement; a known id is compared with what is stored.
+    const ins = this.st.insert.run(id, sid, ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native)
+    const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; active: number; ord: number })
     if (!old) {
-      const r = this.st.insert.run(id, sid, ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native)
-      if (text || tools) this.st.ftsIns.run(r.lastInsertRowid, text, tools, '', '')
+      if (text || tools) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
       this.counts.added++
     } else if (old.sid !== sid) {
       throw new FerryError(`record id ${id} is already archived in session ${old.sid}`, { code: 'invalid-input' })

@@ -172,7 +172,7 @@ function inCwd(s: SourceSession, cwd: string): boolean {
 }
 
 /** Sessions per batch (one transaction) and records per commit inside a long session. */
-const BATCH_SESSIONS = 200
+const BATCH_SESSIONS = 50
 const BATCH_RECORDS = 20_000
 
 export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: string, sources: SyncSource[], filter: SyncFilter = {}, hooks: SyncHooks = {}, waitMs = 30_000): Promise<SyncSummary> {
