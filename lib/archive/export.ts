@@ -15,7 +15,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { parquetWriteFile } from 'hyparquet-writer'
 import { FerryError, UsageError } from '../errors.js'
 import type { ArchiveDb } from './db.js'
 
@@ -109,6 +108,9 @@ function writeAtomic(path: string, write: (tmp: string) => void): number {
   return statSync(path).size
 }
 
+type ParquetWrite = (typeof import('hyparquet-writer'))['parquetWriteFile']
+let parquetWriteFile: ParquetWrite
+
 function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[]): number {
   mkdirSync(join(path, '..'), { recursive: true })
   if (format === 'jsonl') {
@@ -136,7 +138,9 @@ function part(harness: string, month: string): string {
   return join(`harness=${safe(harness)}`, `month=${safe(month)}`)
 }
 
-export function exportArchive(db: ArchiveDb, opts: ExportOptions): ExportSummary {
+export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise<ExportSummary> {
+  // Loaded on first use: the writer is only needed here.
+  if (opts.format === 'parquet') parquetWriteFile ??= (await import('hyparquet-writer')).parquetWriteFile
   const ext = opts.format === 'parquet' ? 'parquet' : 'jsonl.gz'
   mkdirSync(opts.out, { recursive: true })
   const state = readState(opts.out, opts.format)

@@ -26,7 +26,7 @@ export async function handler(argv: Args): Promise<void> {
   if (!existsSync(path)) throw new FerryError('no archive here (run `ferry archive` first, or give --db FILE)', { code: 'db-error', position: { file: path } })
   const db = openArchive(path, { readonly: true })
   try {
-    const sum = exportArchive(db, { format: String(argv.format) as ExportFormat, out: resolve(String(argv.out)) })
+    const sum = await exportArchive(db, { format: String(argv.format) as ExportFormat, out: resolve(String(argv.out)) })
     if (argv.json) process.stdout.write(JSON.stringify(sum) + '\n')
     else process.stderr.write(`ferry: export ${sum.out}: ${sum.files} files (${sum.sessions} session rows, ${sum.records} records), ${(sum.bytes / 1024 / 1024).toFixed(1)} MiB\n`)
   } finally {
