@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { FerryError, UsageError } from '../errors.js'
 import type { ArchiveDb } from './db.js'
+import { VERSION } from '../version.js'
 
 export type ExportFormat = 'parquet' | 'jsonl'
 
@@ -121,7 +122,7 @@ function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[])
     parquetWriteFile({
       filename: tmp,
       columnData: cols.map((c) => ({ name: c.name, type: c.type, data: rows.map((r) => r[c.name] ?? null) as never })),
-      createdBy: 'ferry',
+      createdBy: `ferry ${VERSION}`,
     }),
   )
 }
@@ -146,7 +147,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   const state = readState(opts.out, opts.format)
   const sum: ExportSummary = { format: opts.format, out: opts.out, files: 0, sessions: 0, records: 0, bytes: 0 }
   const top = (db.prepare('SELECT max(v) AS v FROM (SELECT max(ver) AS v FROM records UNION ALL SELECT max(ver) FROM sessions)').get() as { v: number | null }).v ?? 0
-  const rowsPerFile = opts.rowsPerFile ?? 50_000
+  const rowsPerFile = opts.rowsPerFile ?? 20_000
 
   // Sessions: rewrite each partition that has a changed session.
   const parts = db.prepare(`SELECT DISTINCT s.harness AS h, ${MONTH} AS m FROM sessions s WHERE s.ver > ?`).all(state.sessions_ver) as { h: string; m: string }[]
@@ -202,8 +203,8 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
       b.bytes += size
       buffered += size
       sum.records++
-      if (b.rows.length >= rowsPerFile || b.bytes >= 64 * 1024 * 1024) flush(key)
-      else if (buffered >= 128 * 1024 * 1024) {
+      if (b.rows.length >= rowsPerFile || b.bytes >= 16 * 1024 * 1024) flush(key)
+      else if (buffered >= 40 * 1024 * 1024) {
         const biggest = [...buffers].sort((a, c) => c[1].bytes - a[1].bytes)[0]![0]
         flush(biggest)
       }

@@ -81,7 +81,7 @@ export async function handler(argv: Args): Promise<void> {
       { ...(typeof argv.cwd === 'string' ? { cwd: resolve(argv.cwd) } : {}), ...(since === undefined ? {} : { since }) },
       {
         start: (total, totalBytes) => {
-          bar = progress({ label: 'archive', total, totalBytes, quiet: Boolean(argv.quiet) })
+          bar = progress({ label: 'archiving', total, totalBytes, quiet: Boolean(argv.quiet) })
         },
         tick: (bytes, what) => bar?.tick(bytes, what),
       },
