@@ -30,6 +30,10 @@ export { openBytes } from './io/bytes.js'
 export { AtomicFile, AtomicDir } from './io/atomic.js'
 export { harnesses, getHarness } from './harness/registry.js'
 export { VERSION } from './version.js'
+export { openArchive, defaultArchivePath } from './archive/db.js'
+export { syncArchive, type SyncSummary, type SyncSource } from './archive/sync.js'
+export { search, type SearchHit, type SearchOptions } from './archive/search.js'
+export { exportArchive, type ExportOptions, type ExportSummary } from './archive/export.js'
 
 /** A store context for library use; `home` isolates every store under one directory. */
 export function context(opts: ContextOptions = {}): StoreContext {
@@ -55,7 +59,8 @@ export function sink(harness: HarnessId, opts: WriteOptions & Record<string, unk
 export async function* discover(opts: DiscoverOptions & { ctx?: StoreContext; harness?: HarnessId[] } = {}): AsyncGenerator<SessionInfo> {
   const { ctx = context(), harness, ...dopts } = opts
   for (const h of harnesses) {
-    if (!h.discover || (harness && !(harness as string[]).includes(h.id))) continue
+    // A store that holds copies (the archive) is listed only when named.
+    if (!h.discover || (harness ? !(harness as string[]).includes(h.id) : h.holdsCopies)) continue
     yield* h.discover(ctx, dopts)
   }
 }

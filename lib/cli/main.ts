@@ -18,6 +18,9 @@ import * as cat from './commands/cat.js'
 import * as write from './commands/write.js'
 import * as convert from './commands/convert.js'
 import * as quickstart from './commands/quickstart.js'
+import * as archive from './commands/archive.js'
+import * as search from './commands/search.js'
+import * as exportCmd from './commands/export.js'
 
 function quietEpipe(): void {
   // `ferry cat … | head -1`: the reader is gone; stop quietly with success.
@@ -48,6 +51,9 @@ export async function main(args: string[]): Promise<void> {
     .command(write as unknown as Parameters<Argv['command']>[0])
     .command({ ...convert, handler: (argv: Record<string, unknown>) => convert.handler({ ...argv, rawArgs: joined }) } as never)
     .command(quickstart as unknown as Parameters<Argv['command']>[0])
+    .command(archive as unknown as Parameters<Argv['command']>[0])
+    .command(search as unknown as Parameters<Argv['command']>[0])
+    .command(exportCmd as unknown as Parameters<Argv['command']>[0])
   for (const t of transforms) y = y.command(filterCommand(t) as never)
   y = y
     .epilog(`${harnessSummary()}\nDocs: README.md, docs/cli.md, docs/stream-format.md`)

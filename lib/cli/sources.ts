@@ -11,6 +11,7 @@ import { resolveRef, type ResolvedRef } from '../refs.js'
 import type { ReadOptions } from '../harness/types.js'
 import { matches, selectedHarnesses, selectionFrom } from './commands/ls.js'
 import type { Args } from './options.js'
+import { archiveFlag, archivedRefs } from './commands/archive.js'
 
 /** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
 export const STDIN_SENTINEL = '\u0000stdin'
@@ -20,7 +21,8 @@ export function selectionOptions<T>(y: Argv<T>): Argv<T> {
     .option('from', { type: 'string', array: true, describe: 'Every session of these harnesses instead of REFs (repeatable)', group: 'Selecting:' })
     .option('cwd', { type: 'string', describe: 'With --from: only sessions of this directory or below (or matching a glob)', group: 'Selecting:' })
     .option('since', { type: 'string', describe: 'With --from: only sessions updated since (ISO date or 7d)', group: 'Selecting:' })
-    .option('all', { type: 'boolean', default: false, describe: 'With --from: include archived sessions', group: 'Selecting:' }) as Argv<T>
+    .option('all', { type: 'boolean', default: false, describe: 'With --from: include archived sessions', group: 'Selecting:' })
+    .option(archiveFlag(), { type: 'boolean', default: false, describe: 'Read the REFs (or --from harnesses) from the archive (--db FILE), also when their source is gone', group: 'Selecting:' }) as Argv<T>
 }
 
 export function refsOf(argv: Args): string[] {
@@ -35,7 +37,8 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
   let refs = refsOf(argv)
   const from = argv.from
   const resolved: ResolvedRef[] = []
-  if (Array.isArray(from) && from.length > 0) {
+  if (argv[archiveFlag()]) resolved.push(...(await archivedRefs(ctx, argv, refs)))
+  else if (Array.isArray(from) && from.length > 0) {
     if (refs.length) throw new UsageError('give REFs or --from, not both')
     const filter = selectionFrom(argv)
     for (const h of selectedHarnesses(from)) {
@@ -54,6 +57,6 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
     for (const ref of refs) resolved.push(await resolveRef(ctx, ref))
   }
   const optsFor = typeof readOpts === 'function' ? readOpts : () => readOpts
-  const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, optsFor(r.harness.id))))
+  const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id))))
   return { source, count: resolved.length }
 }

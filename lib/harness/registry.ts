@@ -15,8 +15,9 @@ import { grok } from './grok/index.js'
 import { cursor } from './cursor/index.js'
 import { zcode } from './zcode/index.js'
 import { ferry } from './ferry/index.js'
+import { archive } from './archive/index.js'
 
-const list = [claudeCode, codex, opencode, grok, cursor, zcode, ferry] as const
+const list = [claudeCode, codex, opencode, grok, cursor, zcode, ferry, archive] as const
 
 /** A registered harness id. */
 export type HarnessId = (typeof list)[number]['id']
@@ -50,7 +51,7 @@ export function storeHarnesses(): Harness[] {
 /** Harnesses that can be read, written, listed. */
 export const readable = (): Harness[] => harnesses.filter((h) => h.read)
 export const writable = (): Harness[] => harnesses.filter((h) => h.sink)
-export const listable = (): Harness[] => harnesses.filter((h) => h.discover)
+export const listable = (): Harness[] => harnesses.filter((h) => h.discover && !h.holdsCopies)
 
 /** Every variable that moves some store; `--home` clears them all. */
 export function storeEnvVars(): string[] {

@@ -113,6 +113,8 @@ export interface HarnessSpec<Id extends string = string, RF extends Flags = Flag
   /** Human name, e.g. "Claude Code". */
   name: string
   kind: HarnessKind
+  /** Holds copies of other harnesses' sessions (the archive): used when named or with `--archive`, never as one of "every store". */
+  holdsCopies?: boolean
   store: StoreSpec
   /** The command that resumes a written session, for messages (`claude --resume <id>`). */
   resumeHint?: string

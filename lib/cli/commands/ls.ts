@@ -5,6 +5,7 @@ import type { SessionInfo } from '../../harness/types.js'
 import { contextFrom, type Args } from '../options.js'
 import { cwdMatcher, parseTime, sessionTime } from '../../select.js'
 import { finishDiagnostics, lsTable } from '../io.js'
+import { archiveFlag, lsArchive } from './archive.js'
 
 export const command = 'ls'
 export const describe = 'List the sessions of every harness (or of --harness)'
@@ -16,6 +17,7 @@ export function builder(y: Argv): Argv {
     .option('since', { type: 'string', describe: 'Only sessions updated since a date (ISO) or a span (7d, 12h)' })
     .option('all', { type: 'boolean', default: false, describe: 'Include archived and sub-agent sessions' })
     .option('json', { type: 'boolean', default: false, describe: 'One JSON object per session, per line' })
+    .option(archiveFlag(), { type: 'boolean', default: false, describe: 'List the archived sessions instead (--db FILE), with whether each is gone from its source' })
     .example('ferry ls', 'every session on this machine, newest first')
     .example('ferry ls --harness codex --since 7d --json', 'last week of Codex sessions as JSON lines')
     .example('ferry ls --home /tmp/h --cwd /home/dev/app', 'sessions of one project in another HOME')
@@ -45,13 +47,14 @@ export function matches(s: SessionInfo, sel: SessionSelection): boolean {
 }
 
 export function selectedHarnesses(names: unknown): typeof harnesses {
-  if (!Array.isArray(names) || names.length === 0) return harnesses.filter((h) => h.discover)
+  if (!Array.isArray(names) || names.length === 0) return harnesses.filter((h) => h.discover && !h.holdsCopies)
   const list = names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()))
   for (const h of list) if (!h.discover) throw new UsageError(`${h.name} (${h.id}) cannot list sessions yet`)
   return list
 }
 
 export async function handler(argv: Args): Promise<void> {
+  if (argv[archiveFlag()]) return lsArchive(argv)
   const ctx = contextFrom(argv)
   const hs = selectedHarnesses(argv.harness)
   const filter = selectionFrom(argv)

@@ -43,7 +43,7 @@ function samplesHome(): string {
 async function newest(ctx: StoreContext, limit: number): Promise<SessionInfo[]> {
   const out: SessionInfo[] = []
   for (const h of harnesses) {
-    if (!h.discover || !h.read || h.kind === 'stream') continue
+    if (!h.discover || !h.read || h.kind === 'stream' || h.holdsCopies) continue
     const mine: SessionInfo[] = []
     try {
       for await (const s of h.discover(ctx, {})) if (!s.parent) mine.push(s)
@@ -70,7 +70,7 @@ export async function handler(argv: Args): Promise<void> {
   const outHome = resolve(String(argv.out))
   await rm(outHome, { recursive: true, force: true })
   const outCtx = createContext({ home: outHome, storeEnvVars: storeEnvVars(), diagnostics: new Diagnostics() })
-  const targets = harnesses.filter((h) => h.sink)
+  const targets = harnesses.filter((h) => h.sink && !h.holdsCopies)
   let ok = 0
   let failed = 0
   for (const s of found) {
@@ -94,7 +94,7 @@ export async function handler(argv: Args): Promise<void> {
   process.stdout.write(`\n${ok} conversions written, ${failed} failed, under ${outHome}\n`)
   const after: SessionInfo[] = []
   for (const h of harnesses) {
-    if (!h.discover || h.kind === 'stream') continue
+    if (!h.discover || h.kind === 'stream' || h.holdsCopies) continue
     for await (const s of h.discover(outCtx, { all: true })) after.push(s)
   }
   process.stdout.write(`\nWhat each agent now finds in ${outHome} (ferry ls --home ${String(argv.out)} --all):\n${lsTable(after)}`)

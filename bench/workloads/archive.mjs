@@ -1,0 +1,107 @@
+// The archive (issue #16): 10,000 generated Claude Code sessions (~800 MB;
+// 1,000 with --quick) and one 1 GiB Codex rollout (64 MiB with --quick):
+//   - first `ferry archive` (MB/s, peak RSS) next to the baseline loop over the same files;
+//   - a re-run with nothing changed (seconds);
+//   - a re-run after appending one line to each of 100 sessions;
+//   - search latency: median of 20 queries (library call on the archive, and one CLI run);
+//   - `ferry export --format parquet` (MB/s of source bytes archived).
+// Run as a script with --baseline LIST or --search DB, it is the measured helper itself.
+import { appendFileSync, readFileSync, rmSync, writeFileSync, createReadStream } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+export const name = 'archive'
+
+const self = fileURLToPath(import.meta.url)
+const root = join(dirname(self), '..', '..')
+
+/** The baseline loop (split + JSON.parse + JSON.stringify) over every file of a list, one after the other. */
+async function baselineList(list) {
+  const { default: split2 } = await import('split2')
+  for (const file of readFileSync(list, 'utf8').split('\n').filter(Boolean)) {
+    await new Promise((res, rej) => {
+      const src = createReadStream(file).pipe(split2())
+      src.on('data', (line) => {
+        if (!line) return
+        let v
+        try {
+          v = JSON.parse(line)
+        } catch {
+          return
+        }
+        process.stdout.write(JSON.stringify(v) + '\n')
+      })
+      src.on('end', res)
+      src.on('error', rej)
+    })
+  }
+}
+
+const QUERIES = ['error', 'refactor', 'test', '"npm test"', 'config', 'build', 'function', 'import', 'file', 'fix', 'README', 'deploy', 'migration', 'cache', 'docker', 'timeout', 'parser', 'commit', 'lint', 'network']
+
+async function searchLatency(db) {
+  const { openArchive } = await import(pathToFileURL(join(root, 'dist/lib/archive/db.js')).href)
+  const { search } = await import(pathToFileURL(join(root, 'dist/lib/archive/search.js')).href)
+  const d = openArchive(db, { readonly: true })
+  const times = []
+  let hits = 0
+  for (const q of QUERIES) {
+    const t0 = process.hrtime.bigint()
+    hits += search(d, q, { limit: 20 }).length
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6)
+  }
+  d.close()
+  times.sort((a, b) => a - b)
+  process.stdout.write(JSON.stringify({ median_ms: (times[9] + times[10]) / 2, max_ms: times[times.length - 1], hits }) + '\n')
+}
+
+if (process.argv[1] === self) {
+  const i = process.argv.indexOf('--baseline')
+  if (i > 0) await baselineList(process.argv[i + 1])
+  const s = process.argv.indexOf('--search')
+  if (s > 0) await searchLatency(process.argv[s + 1])
+}
+
+export default async function (b) {
+  const n = b.quick ? 1000 : 10000
+  const home = await b.gen(['--harness', 'claude', '--sessions', String(n), '--lines-per-session', '20'])
+  const files = b.findFiles(join(home, '.claude', 'projects'), /\.jsonl$/)
+  const bytes = files.reduce((s, f) => s + b.size(f), 0)
+  const list = join(b.outDir, 'archive-files.txt')
+  writeFileSync(list, files.join('\n') + '\n')
+  const label = `${files.length} Claude Code sessions, ${(bytes / 1e6).toFixed(0)} MB`
+  const base = await b.script(`baseline loop: ${label}`, self, ['--baseline', list], { bytes })
+  const db = join(b.outDir, 'archive-bench.db')
+  for (const ext of ['', '-wal', '-shm']) rmSync(db + ext, { force: true })
+  const first = await b.ferry(`ferry archive (first): ${label}`, ['--home', home, '--db', db, 'archive', '--quiet'], { bytes })
+  b.report('  vs baseline', `${((first.mbs / base.mbs) * 100).toFixed(0)}% of baseline speed, ${(first.rssKiB / base.rssKiB).toFixed(2)}x its RSS (target ≥ 80%, RSS ≤ 250 MB)`)
+  await b.ferry(`ferry archive (re-run, nothing changed)`, ['--home', home, '--db', db, 'archive', '--quiet'], { note: 'target ≤ 2 s for 10,000 sessions' })
+  // One more line in each of 100 sessions (a copy of its last line under a new uuid).
+  for (const f of files.slice(0, 100)) {
+    const lines = readFileSync(f, 'utf8').trimEnd().split('\n')
+    const last = JSON.parse(lines[lines.length - 1])
+    last.parentUuid = last.uuid
+    last.uuid = `bench-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+    appendFileSync(f, JSON.stringify(last) + '\n')
+  }
+  await b.ferry(`ferry archive (re-run, 100 sessions appended)`, ['--home', home, '--db', db, 'archive', '--quiet'])
+  const s = await b.script('search: 20 queries (library call)', self, ['--search', db], { capture: true })
+  const lat = JSON.parse(s.stdout.trim().split('\n').pop())
+  b.report('  search latency', `median ${lat.median_ms.toFixed(1)} ms, max ${lat.max_ms.toFixed(1)} ms, ${lat.hits} hits (target median ≤ 100 ms)`)
+  await b.ferry('ferry search (one CLI run, startup included)', ['--db', db, 'search', 'error', '--limit', '20'])
+  const out = join(b.outDir, 'archive-export')
+  rmSync(out, { recursive: true, force: true })
+  await b.ferry('ferry export --format parquet', ['--db', db, 'export', '--out', out], { bytes, note: 'MB/s of the archived source bytes' })
+  rmSync(out, { recursive: true, force: true })
+
+  // One big Codex rollout.
+  const size = b.quick ? '64M' : '1G'
+  const chome = await b.gen(['--harness', 'codex', '--big', size])
+  const rollout = b.findFiles(join(chome, '.codex'), /\.jsonl$/)[0]
+  const cbytes = b.size(rollout)
+  await b.baseline(`codex rollout ${size}`, rollout)
+  const cdb = join(b.outDir, 'archive-bench-codex.db')
+  for (const ext of ['', '-wal', '-shm']) rmSync(cdb + ext, { force: true })
+  await b.ferry(`ferry archive (first): codex rollout ${size}`, ['--home', chome, '--db', cdb, 'archive', '--quiet'], { bytes: cbytes })
+  for (const d of [db, cdb]) for (const ext of ['', '-wal', '-shm']) rmSync(d + ext, { force: true })
+}

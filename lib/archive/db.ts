@@ -1,0 +1,163 @@
+/**
+ * The archive database: one SQLite file (WAL) holding every session ferry
+ * has archived, as interchange records, with where each came from and a
+ * full-text index. Storage code only: it names no harness, and the sync,
+ * search and export modules beside it take the harnesses as arguments.
+ *
+ * Tables (see README, "Archive and search"):
+ *   sessions  one row per session key (`sid`): metadata, the header and end
+ *             records, provenance (path, size, mtime, inode, head hash, a
+ *             fingerprint of all of it), `gone_at` once its source is gone
+ *   records   one row per stable record id: the record as JSON (`body`,
+ *             without `native`), its `native` separately, its order, and
+ *             whether it is on today's active branch of its source
+ *   links     parent ↔ sub-agent / fork links
+ *   fts       FTS5 index (text, tools, title, cwd), rowid = records.rid
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import { xdgDir, type StoreContext } from '../context.js'
+import { FerryError } from '../errors.js'
+
+export type ArchiveDb = Database.Database
+
+export const SCHEMA_VERSION = 1
+
+/** The variable that moves the archive (cleared by `--home`, like every store variable). */
+export const ARCHIVE_ENV = 'FERRY_ARCHIVE'
+
+/** `$FERRY_ARCHIVE`, else `$XDG_DATA_HOME/ferry/archive.db` (`~/.local/share/ferry/archive.db`). */
+export function defaultArchivePath(ctx: StoreContext): string {
+  const v = ctx.env[ARCHIVE_ENV]
+  if (v) return resolve(v)
+  return resolve(xdgDir(ctx, 'data'), 'ferry/archive.db')
+}
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS sessions (
+  sid TEXT PRIMARY KEY,
+  harness TEXT NOT NULL,
+  native_id TEXT NOT NULL,
+  cwd TEXT, title TEXT, title_source TEXT, model TEXT, agent_version TEXT, git_branch TEXT,
+  created_at TEXT, updated_at TEXT,
+  parent TEXT, parent_kind TEXT,
+  message_count INTEGER NOT NULL DEFAULT 0,
+  record_count INTEGER NOT NULL DEFAULT 0,
+  header TEXT NOT NULL,
+  end_rec TEXT,
+  info TEXT,
+  src_path TEXT, src_size INTEGER, src_mtime_ms REAL, src_ino INTEGER, src_head TEXT,
+  fingerprint TEXT,
+  first_archived_at TEXT NOT NULL,
+  synced_at TEXT NOT NULL,
+  gone_at TEXT,
+  ver INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS sessions_harness ON sessions(harness);
+CREATE INDEX IF NOT EXISTS sessions_ver ON sessions(ver);
+CREATE TABLE IF NOT EXISTS records (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  sid TEXT NOT NULL,
+  ord INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  role TEXT,
+  ts TEXT,
+  tools TEXT,
+  active INTEGER NOT NULL DEFAULT 1,
+  seen INTEGER NOT NULL DEFAULT 0,
+  ver INTEGER NOT NULL DEFAULT 0,
+  body TEXT NOT NULL,
+  native TEXT
+);
+CREATE INDEX IF NOT EXISTS records_sid ON records(sid, ord, rid);
+CREATE TABLE IF NOT EXISTS links (
+  child TEXT PRIMARY KEY,
+  parent TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  tool_use_id TEXT, agent_id TEXT, at TEXT
+);
+CREATE INDEX IF NOT EXISTS links_parent ON links(parent);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tools, title, cwd, tokenize = 'unicode61 remove_diacritics 2');
+`
+
+export interface OpenOptions {
+  /** Open read-only (ls, cat, search, export); a missing file is then an error. */
+  readonly?: boolean
+  /** How long to wait for another run's write lock, in ms (busy_timeout). */
+  waitMs?: number
+}
+
+/** Opens (creating it when writable) the archive at `path`, in WAL mode, schema in place. */
+export function openArchive(path: string, opts: OpenOptions = {}): ArchiveDb {
+  let db: ArchiveDb
+  try {
+    if (!opts.readonly) mkdirSync(dirname(path), { recursive: true })
+    db = new Database(path, { readonly: Boolean(opts.readonly), fileMustExist: Boolean(opts.readonly) })
+  } catch (err) {
+    const msg = (err as Error).message
+    throw new FerryError(opts.readonly && /unable to open|does not exist/i.test(msg) ? 'no archive here (run `ferry archive` first, or give --db FILE)' : `cannot open the archive: ${msg}`, {
+      code: 'db-error',
+      position: { file: path },
+      cause: err,
+    })
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.waitMs ?? 30_000))}`)
+    if (!opts.readonly) {
+      // Records are large (the record and its source line): bigger pages mean fewer overflow chains. Only takes effect on a new file.
+      db.pragma('page_size = 16384')
+      db.pragma('journal_mode = WAL')
+      // Checkpoint the WAL into the database every ~64 MiB rather than every 4 MiB.
+      db.pragma('wal_autocheckpoint = 4096')
+      db.pragma('synchronous = NORMAL')
+      db.exec(DDL)
+      const v = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema') as { value: string } | undefined
+      if (!v) db.prepare('INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)').run('schema', String(SCHEMA_VERSION))
+      else if (Number(v.value) > SCHEMA_VERSION) throw new Error(`made by a newer ferry (schema ${v.value}; this ferry knows ${SCHEMA_VERSION})`)
+    } else {
+      const ok = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'records', 'fts')").get() as { n: number }
+      if (ok.n < 3) throw new Error('not a ferry archive (no sessions/records tables)')
+    }
+    db.pragma('cache_size = -32000')
+  } catch (err) {
+    db.close()
+    if (err instanceof FerryError) throw err
+    const e = err as { code?: string; message: string }
+    const busy = e.code === 'SQLITE_BUSY'
+    throw new FerryError(busy ? `another ferry run holds the archive (waited ${Math.round((opts.waitMs ?? 30_000) / 1000)} s); try again when it has finished` : `cannot use the archive: ${e.message}`, {
+      code: 'db-error',
+      position: { file: path },
+      cause: err,
+    })
+  }
+  return db
+}
+
+/** Whether a file looks like a ferry archive (SQLite with our tables), without changing it. */
+export function isArchiveFile(path: string): boolean {
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true })
+    try {
+      const r = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'records', 'fts')").get() as { n: number }
+      return r.n === 3
+    } finally {
+      db.close()
+    }
+  } catch {
+    return false
+  }
+}
+
+/** A busy/locked error from SQLite, as one clear line. */
+export function lockError(path: string, err: unknown, waitMs: number): FerryError | null {
+  const code = (err as { code?: string })?.code
+  if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') return null
+  return new FerryError(`another ferry run holds the archive (waited ${Math.round(waitMs / 1000)} s for its lock); try again when it has finished, or pass --wait SECONDS`, {
+    code: 'db-error',
+    position: { file: path },
+    cause: err,
+  })
+}

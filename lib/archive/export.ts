@@ -1,0 +1,218 @@
+/**
+ * `ferry export`: the archive as Hive-style partitions of two tables,
+ *
+ *   DIR/sessions/harness=<h>/month=<YYYY-MM>/sessions.<ext>
+ *   DIR/records/harness=<h>/month=<YYYY-MM>/part-<v>-<n>.<ext>
+ *
+ * in Parquet (hyparquet-writer) or gzip-compressed JSON lines, with the
+ * interchange stream's field names. The partition columns live in the path
+ * only, as DuckDB, Spark, BigQuery and Polars expect. Incremental: a state
+ * file (`DIR/_ferry_export.json`) remembers what was written; a re-run adds
+ * new record files for new or changed records and rewrites only the session
+ * partitions that changed. Every file is written under a temp name and
+ * renamed into place, the state last, so a killed export re-runs cleanly.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { FerryError, UsageError } from '../errors.js'
+import type { ArchiveDb } from './db.js'
+import { VERSION } from '../version.js'
+
+export type ExportFormat = 'parquet' | 'jsonl'
+
+export interface ExportOptions {
+  format: ExportFormat
+  out: string
+  /** Rows per record file (bounded memory). */
+  rowsPerFile?: number
+}
+
+export interface ExportSummary {
+  format: ExportFormat
+  out: string
+  files: number
+  sessions: number
+  records: number
+  bytes: number
+}
+
+interface State {
+  format: ExportFormat
+  records_ver: number
+  sessions_ver: number
+}
+
+const STATE = '_ferry_export.json'
+const MONTH = "coalesce(substr(coalesce(s.created_at, s.updated_at), 1, 7), 'unknown')"
+
+type Col = { name: string; type: 'STRING' | 'INT32' | 'BOOLEAN' }
+
+export const SESSION_COLUMNS: Col[] = [
+  { name: 'sid', type: 'STRING' },
+  { name: 'native_id', type: 'STRING' },
+  { name: 'cwd', type: 'STRING' },
+  { name: 'title', type: 'STRING' },
+  { name: 'title_source', type: 'STRING' },
+  { name: 'model', type: 'STRING' },
+  { name: 'agent_version', type: 'STRING' },
+  { name: 'git_branch', type: 'STRING' },
+  { name: 'created_at', type: 'STRING' },
+  { name: 'updated_at', type: 'STRING' },
+  { name: 'parent', type: 'STRING' },
+  { name: 'parent_kind', type: 'STRING' },
+  { name: 'message_count', type: 'INT32' },
+  { name: 'record_count', type: 'INT32' },
+  { name: 'source_path', type: 'STRING' },
+  { name: 'gone_from_source', type: 'STRING' },
+  { name: 'header', type: 'STRING' },
+]
+
+export const RECORD_COLUMNS: Col[] = [
+  { name: 'sid', type: 'STRING' },
+  { name: 'id', type: 'STRING' },
+  { name: 'seq', type: 'INT32' },
+  { name: 'kind', type: 'STRING' },
+  { name: 'role', type: 'STRING' },
+  { name: 'ts', type: 'STRING' },
+  { name: 'parent', type: 'STRING' },
+  { name: 'tools', type: 'STRING' },
+  { name: 'active', type: 'BOOLEAN' },
+  { name: 'record', type: 'STRING' },
+  { name: 'native', type: 'STRING' },
+]
+
+type Row = Record<string, string | number | boolean | null>
+
+function readState(out: string, format: ExportFormat): State {
+  const p = join(out, STATE)
+  if (!existsSync(p)) return { format, records_ver: 0, sessions_ver: 0 }
+  let s: State
+  try {
+    s = JSON.parse(readFileSync(p, 'utf8')) as State
+  } catch (err) {
+    throw new FerryError(`the export state file does not parse: ${(err as Error).message}`, { code: 'bad-meta', position: { file: p } })
+  }
+  if (s.format !== format) throw new UsageError(`${out} holds a ${s.format} export: export ${format} into another directory`)
+  return s
+}
+
+function writeAtomic(path: string, write: (tmp: string) => void): number {
+  const tmp = join(path, '..', `.ferry-tmp-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`)
+  try {
+    write(tmp)
+    renameSync(tmp, path)
+  } catch (err) {
+    rmSync(tmp, { force: true })
+    throw err
+  }
+  return statSync(path).size
+}
+
+type ParquetWrite = (typeof import('hyparquet-writer'))['parquetWriteFile']
+let parquetWriteFile: ParquetWrite
+
+function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[]): number {
+  mkdirSync(join(path, '..'), { recursive: true })
+  if (format === 'jsonl') {
+    const text = rows.map((r) => JSON.stringify(jsonRow(r))).join('\n') + (rows.length ? '\n' : '')
+    return writeAtomic(path, (tmp) => writeFileSync(tmp, gzipSync(text)))
+  }
+  return writeAtomic(path, (tmp) =>
+    parquetWriteFile({
+      filename: tmp,
+      columnData: cols.map((c) => ({ name: c.name, type: c.type, data: rows.map((r) => r[c.name] ?? null) as never })),
+      createdBy: `ferry ${VERSION}`,
+    }),
+  )
+}
+
+/** In JSON lines, the nested documents are objects, not strings. */
+function jsonRow(r: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...r }
+  for (const k of ['record', 'native', 'header']) if (typeof out[k] === 'string') out[k] = JSON.parse(out[k] as string)
+  return out
+}
+
+function part(harness: string, month: string): string {
+  const safe = (v: string) => encodeURIComponent(v).replace(/\./g, '%2E')
+  return join(`harness=${safe(harness)}`, `month=${safe(month)}`)
+}
+
+export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise<ExportSummary> {
+  // Loaded on first use: the writer is only needed here.
+  if (opts.format === 'parquet') parquetWriteFile ??= (await import('hyparquet-writer')).parquetWriteFile
+  const ext = opts.format === 'parquet' ? 'parquet' : 'jsonl.gz'
+  mkdirSync(opts.out, { recursive: true })
+  const state = readState(opts.out, opts.format)
+  const sum: ExportSummary = { format: opts.format, out: opts.out, files: 0, sessions: 0, records: 0, bytes: 0 }
+  const top = (db.prepare('SELECT max(v) AS v FROM (SELECT max(ver) AS v FROM records UNION ALL SELECT max(ver) FROM sessions)').get() as { v: number | null }).v ?? 0
+  const rowsPerFile = opts.rowsPerFile ?? 20_000
+
+  // Sessions: rewrite each partition that has a changed session.
+  const parts = db.prepare(`SELECT DISTINCT s.harness AS h, ${MONTH} AS m FROM sessions s WHERE s.ver > ?`).all(state.sessions_ver) as { h: string; m: string }[]
+  const inPart = db.prepare(`SELECT s.*, ${MONTH} AS m FROM sessions s WHERE s.harness = ? AND ${MONTH} = ? ORDER BY s.sid`)
+  for (const p of parts) {
+    const rows = (inPart.all(p.h, p.m) as Array<Record<string, unknown>>).map((s): Row => ({
+      sid: s.sid as string,
+      native_id: s.native_id as string,
+      cwd: (s.cwd as string) ?? null,
+      title: (s.title as string) ?? null,
+      title_source: (s.title_source as string) ?? null,
+      model: (s.model as string) ?? null,
+      agent_version: (s.agent_version as string) ?? null,
+      git_branch: (s.git_branch as string) ?? null,
+      created_at: (s.created_at as string) ?? null,
+      updated_at: (s.updated_at as string) ?? null,
+      parent: (s.parent as string) ?? null,
+      parent_kind: (s.parent_kind as string) ?? null,
+      message_count: s.message_count as number,
+      record_count: s.record_count as number,
+      source_path: (s.src_path as string) ?? null,
+      gone_from_source: (s.gone_at as string) ?? null,
+      header: s.header as string,
+    }))
+    sum.bytes += writeFile(join(opts.out, 'sessions', part(p.h, p.m), `sessions.${ext}`), opts.format, SESSION_COLUMNS, rows)
+    sum.files++
+    sum.sessions += rows.length
+  }
+
+  // Records: new files for records new or changed since the last export, paged by rowid.
+  const page = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, r.body, r.native, s.harness AS h, ${MONTH} AS m
+    FROM records r JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid > ? ORDER BY r.rid LIMIT 2000`)
+  const buffers = new Map<string, { h: string; m: string; rows: Row[]; bytes: number }>()
+  let n = 0
+  let buffered = 0
+  const flush = (key: string) => {
+    const b = buffers.get(key)!
+    buffers.delete(key)
+    buffered -= b.bytes
+    sum.bytes += writeFile(join(opts.out, 'records', part(b.h, b.m), `part-${top}-${String(n++).padStart(5, '0')}.${ext}`), opts.format, RECORD_COLUMNS, b.rows)
+    sum.files++
+  }
+  let after = 0
+  for (;;) {
+    const rows = page.all(state.records_ver, top, after) as Array<{ rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; body: string; native: string | null; h: string; m: string }>
+    for (const r of rows) {
+      const key = `${r.h}\u0000${r.m}`
+      let b = buffers.get(key)
+      if (!b) buffers.set(key, (b = { h: r.h, m: r.m, rows: [], bytes: 0 }))
+      const parent = r.kind === 'message' ? (JSON.parse(r.body) as { parent?: unknown }).parent : undefined
+      b.rows.push({ sid: r.sid, id: r.id, seq: r.ord, kind: r.kind, role: r.role, ts: r.ts, parent: typeof parent === 'string' ? parent : null, tools: r.tools, active: r.active === 1, record: r.body, native: r.native })
+      const size = r.body.length + (r.native?.length ?? 0) + 200
+      b.bytes += size
+      buffered += size
+      sum.records++
+      if (b.rows.length >= rowsPerFile || b.bytes >= 16 * 1024 * 1024) flush(key)
+      else if (buffered >= 40 * 1024 * 1024) {
+        const biggest = [...buffers].sort((a, c) => c[1].bytes - a[1].bytes)[0]![0]
+        flush(biggest)
+      }
+    }
+    if (rows.length < 2000) break
+    after = rows[rows.length - 1]!.rid
+  }
+  for (const key of [...buffers.keys()]) flush(key)
+  writeFileSync(join(opts.out, STATE), JSON.stringify({ format: opts.format, records_ver: top, sessions_ver: top } satisfies State) + '\n')
+  return sum
+}

@@ -1,0 +1,362 @@
+/**
+ * Writing records into the archive and reading them back. The writer is
+ * shared by `ferry archive` (sync.ts) and the archive harness's sink
+ * (`convert --to archive`); ids are the stable record ids, so writing the
+ * same session twice adds nothing, and a record whose content changed in
+ * its source (an OpenCode part that finished) is updated in place.
+ */
+import { Readable } from 'node:stream'
+import type { EndRec, FerryRecord, SessionRec } from '../model.js'
+import { FerryError } from '../errors.js'
+import type { ArchiveDb } from './db.js'
+import { lockError } from './db.js'
+import { indexedText } from './text.js'
+
+/** Where a session came from, as found by discovery (all optional). */
+export interface Provenance {
+  path?: string
+  size?: number
+  mtimeMs?: number
+  ino?: number
+  head?: string
+  fingerprint?: string
+  /** What discovery said about the session (kept for `ls --archive`). */
+  info?: Record<string, unknown>
+}
+
+export interface SessionCounts {
+  added: number
+  changed: number
+  same: number
+}
+
+const now = () => new Date().toISOString()
+
+function withoutNative(rec: FerryRecord): { body: string; native: string | null } {
+  if (!('native' in rec) || rec.native === undefined) return { body: JSON.stringify(rec), native: null }
+  const { native, ...rest } = rec as FerryRecord & { native?: unknown }
+  return { body: JSON.stringify(rest), native: JSON.stringify(native) }
+}
+
+/**
+ * One writer per run. Call begin() before writing and commit() at batch
+ * ends; everything between is one transaction (WAL), so a kill at any
+ * moment loses at most the open batch and a re-run redoes it.
+ */
+export class ArchiveWriter {
+  /** This run's generation: records read now are marked seen with it. */
+  readonly gen: number
+  private ver: number
+  private inTx = false
+  private sid: string | null = null
+  private ord = 0
+  private counts: SessionCounts = { added: 0, changed: 0, same: 0 }
+  private toolNames = new Map<string, string>()
+  /** Records written since the last commit. */
+  pending = 0
+  private readonly st
+
+  constructor(private readonly db: ArchiveDb, private readonly path: string, private readonly waitMs = 30_000) {
+    const g = db.prepare("SELECT value FROM meta WHERE key = 'gen'").get() as { value: string } | undefined
+    this.gen = Number(g?.value ?? 0) + 1
+    db.prepare("INSERT INTO meta(key, value) VALUES ('gen', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER)").run(String(this.gen))
+    const v = db.prepare('SELECT max(ver) AS v FROM (SELECT max(ver) AS ver FROM records UNION ALL SELECT max(ver) FROM sessions)').get() as { v: number | null }
+    this.ver = (v.v ?? 0) + 1
+    this.st = {
+      session: db.prepare('SELECT rowid AS r, sid, fingerprint, gone_at, first_archived_at FROM sessions WHERE sid = ?'),
+      upsertSession: db.prepare(`INSERT INTO sessions (sid, harness, native_id, cwd, title, title_source, model, agent_version, git_branch, created_at, updated_at, parent, parent_kind, header, info, src_path, src_size, src_mtime_ms, src_ino, src_head, first_archived_at, synced_at, gone_at, ver)
+        VALUES (@sid, @harness, @native_id, @cwd, @title, @title_source, @model, @agent_version, @git_branch, @created_at, @updated_at, @parent, @parent_kind, @header, @info, @src_path, @src_size, @src_mtime_ms, @src_ino, @src_head, @now, @now, NULL, @ver)
+        ON CONFLICT(sid) DO UPDATE SET harness = excluded.harness, native_id = excluded.native_id, cwd = coalesce(excluded.cwd, cwd), title = coalesce(excluded.title, title),
+          title_source = coalesce(excluded.title_source, title_source), model = coalesce(excluded.model, model), agent_version = coalesce(excluded.agent_version, agent_version),
+          git_branch = coalesce(excluded.git_branch, git_branch), created_at = coalesce(created_at, excluded.created_at), updated_at = coalesce(excluded.updated_at, updated_at),
+          parent = coalesce(excluded.parent, parent), parent_kind = coalesce(excluded.parent_kind, parent_kind), header = excluded.header, info = coalesce(excluded.info, info),
+          src_path = coalesce(excluded.src_path, src_path), src_size = coalesce(excluded.src_size, src_size), src_mtime_ms = coalesce(excluded.src_mtime_ms, src_mtime_ms),
+          src_ino = coalesce(excluded.src_ino, src_ino), src_head = coalesce(excluded.src_head, src_head), synced_at = excluded.synced_at, gone_at = NULL, ver = excluded.ver`),
+      finishSession: db.prepare(`UPDATE sessions SET end_rec = coalesce(@end_rec, end_rec), title = coalesce(@title, title), updated_at = coalesce(@updated_at, updated_at), model = coalesce(@model, model),
+          message_count = (SELECT count(*) FROM records WHERE sid = @sid AND kind = 'message'), record_count = (SELECT count(*) FROM records WHERE sid = @sid),
+          fingerprint = @fingerprint, ver = @ver WHERE sid = @sid`),
+      inactive: db.prepare('UPDATE records SET active = 0, ver = ? WHERE sid = ? AND seen < ? AND active = 1'),
+      link: db.prepare('INSERT INTO links(child, parent, kind, tool_use_id, agent_id, at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(child) DO UPDATE SET parent = excluded.parent, kind = excluded.kind, tool_use_id = excluded.tool_use_id, agent_id = excluded.agent_id, at = excluded.at'),
+      ftsDel: db.prepare('DELETE FROM fts WHERE rowid = ?'),
+      ftsIns: db.prepare('INSERT INTO fts(rowid, text, tools, title, cwd) VALUES (?, ?, ?, ?, ?)'),
+      get: db.prepare('SELECT rid, sid, body, native, active, ord FROM records WHERE id = ?'),
+      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, body, native) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
+      update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, body = ?, native = ? WHERE rid = ?'),
+      touch: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1 WHERE rid = ?'),
+      touchActive: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1, ver = ? WHERE rid = ?'),
+    }
+  }
+
+  private exec(sql: string): void {
+    try {
+      this.db.exec(sql)
+    } catch (err) {
+      throw lockError(this.path, err, this.waitMs) ?? err
+    }
+  }
+
+  begin(): void {
+    if (this.inTx) return
+    this.exec('BEGIN IMMEDIATE')
+    this.inTx = true
+  }
+
+  commit(): void {
+    if (!this.inTx) return
+    this.exec('COMMIT')
+    this.inTx = false
+    this.pending = 0
+  }
+
+  rollback(): void {
+    if (!this.inTx) return
+    try {
+      this.db.exec('ROLLBACK')
+    } catch {
+      // Already rolled back by SQLite.
+    }
+    this.inTx = false
+    this.pending = 0
+  }
+
+  /** The stored fingerprint of a session, and whether it is marked gone (null when not archived). */
+  stored(sid: string): { fingerprint: string | null; gone: boolean } | null {
+    const r = this.st.session.get(sid) as { fingerprint: string | null; gone_at: string | null } | undefined
+    return r ? { fingerprint: r.fingerprint, gone: r.gone_at !== null } : null
+  }
+
+  /** Opens a session: its header replaces the stored one (titles change); provenance where known. */
+  openSession(header: SessionRec, prov: Provenance = {}): boolean {
+    const existed = this.st.session.get(header.sid) !== undefined
+    const { body } = withoutNative(header)
+    const info = prov.info
+    const p = header.parent
+    this.st.upsertSession.run({
+      sid: header.sid,
+      harness: header.source?.harness ?? header.sid.slice(0, Math.max(0, header.sid.indexOf(':'))),
+      native_id: header.native_id,
+      cwd: header.cwd ?? str(info?.cwd),
+      title: header.title ?? str(info?.title),
+      title_source: header.title_source ?? str(info?.title_source),
+      model: header.model ?? str(info?.model),
+      agent_version: header.source?.agent_version ?? str(info?.agent_version),
+      git_branch: header.git?.branch ?? str(info?.git_branch),
+      created_at: header.created_at ?? str(info?.created_at),
+      updated_at: header.updated_at ?? str(info?.updated_at),
+      parent: p?.sid ?? str(info?.parent),
+      parent_kind: p?.kind ?? (info?.parent ? 'subagent' : null),
+      header: 'native' in header && header.native ? JSON.stringify(header) : body,
+      info: info ? JSON.stringify(info) : null,
+      src_path: prov.path ?? null,
+      src_size: prov.size ?? null,
+      src_mtime_ms: prov.mtimeMs ?? null,
+      src_ino: prov.ino ?? null,
+      src_head: prov.head ?? null,
+      now: now(),
+      ver: this.ver,
+    })
+    if (p?.sid) this.st.link.run(header.sid, p.sid, p.kind, p.tool_use_id ?? null, p.agent_id ?? null, p.at ?? null)
+    const row = this.st.session.get(header.sid) as { r: number }
+    this.st.ftsDel.run(-row.r)
+    if (header.title || header.cwd) this.st.ftsIns.run(-row.r, '', '', header.title ?? '', header.cwd ?? '')
+    this.sid = header.sid
+    this.ord = 0
+    this.counts = { added: 0, changed: 0, same: 0 }
+    this.toolNames.clear()
+    return !existed
+  }
+
+  /** One record of the open session. */
+  write(rec: FerryRecord): void {
+    if (rec.kind === 'session' || rec.kind === 'stream' || rec.kind === 'end') return
+    const sid = this.sid
+    if (!sid || (rec as { sid?: string }).sid !== sid) throw new FerryError(`record ${String((rec as { id?: string }).id)} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
+    const id = (rec as { id?: unknown }).id
+    if (typeof id !== 'string' || id === '') throw new FerryError('a record without an id cannot be archived', { code: 'invalid-input' })
+    const { body, native } = withoutNative(rec)
+    const { text, tools: names } = indexedText(rec)
+    let tools = names
+    if (rec.kind === 'message') {
+      for (const b of rec.blocks) {
+        if (b.type === 'tool_use') this.toolNames.set(b.id, b.name)
+        else if (b.type === 'tool_result') {
+          const n = this.toolNames.get(b.tool_use_id)
+          if (n && !(' ' + tools + ' ').includes(' ' + n + ' ')) tools = tools ? `${tools} ${n}` : n
+        }
+      }
+    }
+    const role = rec.kind === 'message' ? rec.role : null
+    const ts = 'ts' in rec ? ((rec as { ts?: string | null }).ts ?? null) : null
+    const ord = this.ord++
+    // New ids (the common case) cost one statement; a known id is compared with what is stored.
+    const ins = this.st.insert.run(id, sid, ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native)
+    const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; active: number; ord: number })
+    if (!old) {
+      if (text || tools) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
+      this.counts.added++
+    } else if (old.sid !== sid) {
+      throw new FerryError(`record id ${id} is already archived in session ${old.sid}`, { code: 'invalid-input' })
+    } else if (old.body !== body || (native !== null && old.native !== native)) {
+      this.st.update.run(ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native ?? old.native, old.rid)
+      this.st.ftsDel.run(old.rid)
+      if (text || tools) this.st.ftsIns.run(old.rid, text, tools, '', '')
+      this.counts.changed++
+    } else {
+      if (old.active) this.st.touch.run(ord, this.gen, old.rid)
+      else this.st.touchActive.run(ord, this.gen, this.ver, old.rid)
+      this.counts.same++
+    }
+    this.pending++
+  }
+
+  /**
+   * Closes the open session. `complete`: the whole source was read, so
+   * records not seen now are off today's active branch; and the
+   * fingerprint is stored so an unchanged re-run skips it.
+   */
+  finishSession(end: EndRec | undefined, opts: { complete: boolean; fingerprint?: string | null }): SessionCounts {
+    const sid = this.sid
+    if (!sid) return this.counts
+    if (opts.complete) this.st.inactive.run(this.ver, sid, this.gen)
+    this.st.finishSession.run({
+      sid,
+      end_rec: end ? JSON.stringify(end) : null,
+      title: end?.title ?? null,
+      updated_at: end?.updated_at ?? null,
+      model: end?.model ?? null,
+      fingerprint: opts.complete ? (opts.fingerprint ?? null) : null,
+      ver: this.ver,
+    })
+    this.sid = null
+    return this.counts
+  }
+
+  /**
+   * Marks sessions of a harness gone from their source, except those listed
+   * and the sub-agents of those listed (they are read with their parent, not
+   * listed on their own); returns how many were newly marked.
+   */
+  markGone(harness: string, present: Set<string>): number {
+    const rows = this.db.prepare('SELECT sid, parent FROM sessions WHERE harness = ? AND gone_at IS NULL').all(harness) as { sid: string; parent: string | null }[]
+    const parentOf = new Map((this.db.prepare('SELECT sid, parent FROM sessions WHERE harness = ?').all(harness) as { sid: string; parent: string | null }[]).map((r) => [r.sid, r.parent]))
+    const isPresent = (sid: string): boolean => {
+      for (let cur: string | null | undefined = sid, depth = 0; cur && depth < 16; cur = parentOf.get(cur), depth++) if (present.has(cur)) return true
+      return false
+    }
+    const mark = this.db.prepare('UPDATE sessions SET gone_at = ?, ver = ? WHERE sid = ?')
+    let n = 0
+    const t = now()
+    for (const r of rows) {
+      if (isPresent(r.sid)) continue
+      mark.run(t, this.ver, r.sid)
+      n++
+    }
+    return n
+  }
+
+  /** Drops a session's fingerprint, so the next run reads it again. */
+  forget(sid: string): void {
+    this.db.prepare('UPDATE sessions SET fingerprint = NULL WHERE sid = ?').run(sid)
+  }
+
+  /** A session seen unchanged: clear a stale gone mark, and keep its provenance path current. */
+  seenUnchanged(sid: string): void {
+    this.db.prepare('UPDATE sessions SET gone_at = NULL, ver = ? WHERE sid = ? AND gone_at IS NOT NULL').run(this.ver, sid)
+  }
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null
+}
+
+/** A row of the sessions table, as `ls --archive` and search show it. */
+export interface ArchivedSession {
+  sid: string
+  harness: string
+  native_id: string
+  cwd: string | null
+  title: string | null
+  title_source: string | null
+  model: string | null
+  agent_version: string | null
+  git_branch: string | null
+  created_at: string | null
+  updated_at: string | null
+  parent: string | null
+  parent_kind: string | null
+  message_count: number
+  record_count: number
+  src_path: string | null
+  gone_at: string | null
+  first_archived_at: string
+  synced_at: string
+}
+
+const SESSION_COLS = 'sid, harness, native_id, cwd, title, title_source, model, agent_version, git_branch, created_at, updated_at, parent, parent_kind, message_count, record_count, src_path, gone_at, first_archived_at, synced_at'
+
+export function listArchived(db: ArchiveDb, harnesses?: readonly string[]): ArchivedSession[] {
+  const where = harnesses?.length ? `WHERE harness IN (${harnesses.map(() => '?').join(', ')})` : ''
+  return db.prepare(`SELECT ${SESSION_COLS} FROM sessions ${where} ORDER BY coalesce(updated_at, created_at) DESC`).all(...(harnesses ?? [])) as ArchivedSession[]
+}
+
+/**
+ * Finds an archived session by key (`harness:id`), native id, or a unique
+ * prefix of either; null when none; throws (ambiguous) when several match.
+ */
+export function findArchived(db: ArchiveDb, ref: string): ArchivedSession | { ambiguous: string[] } | null {
+  const exact = db.prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE sid = ? OR native_id = ? LIMIT 3`).all(ref, ref) as ArchivedSession[]
+  if (exact.length === 1) return exact[0]!
+  if (exact.length > 1) return { ambiguous: exact.map((s) => s.sid) }
+  const esc = ref.replace(/[\\%_]/g, (c) => `\\${c}`)
+  const pre = db.prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE sid LIKE ? ESCAPE '\\' OR native_id LIKE ? ESCAPE '\\' LIMIT 6`).all(`${esc}%`, `${esc}%`) as ArchivedSession[]
+  if (pre.length === 1) return pre[0]!
+  if (pre.length > 1) return { ambiguous: pre.map((s) => s.sid) }
+  return null
+}
+
+export interface ReadArchivedOptions {
+  /** Attach `native` (default true). */
+  native?: boolean
+  /** Follow with the session's sub-agent sessions, as the agent's own reader does (default true). */
+  children?: boolean
+}
+
+const PAGE = 500
+
+/** The records of one archived session (then its sub-agents'), in their source order. */
+export async function* archivedRecords(db: ArchiveDb, sid: string, opts: ReadArchivedOptions = {}): AsyncGenerator<FerryRecord> {
+  const withNative = opts.native !== false
+  const s = db.prepare('SELECT header, end_rec FROM sessions WHERE sid = ?').get(sid) as { header: string; end_rec: string | null } | undefined
+  if (!s) return
+  const header = JSON.parse(s.header) as SessionRec
+  if (!withNative) delete header.native
+  yield header
+  const page = db.prepare('SELECT rid, ord, active, body, native FROM records WHERE sid = ? AND (ord > ? OR (ord = ? AND rid > ?)) ORDER BY ord, rid LIMIT ?')
+  let ord = -1
+  let rid = 0
+  for (;;) {
+    const rows = page.all(sid, ord, ord, rid, PAGE) as { rid: number; ord: number; active: number; body: string; native: string | null }[]
+    for (const r of rows) {
+      const rec = JSON.parse(r.body) as FerryRecord & { branch?: { active?: boolean }; native?: unknown }
+      if (withNative && r.native !== null) rec.native = JSON.parse(r.native)
+      // Gone from today's source (a rewind, a rewrite): kept, and marked off the active branch.
+      if (!r.active && rec.kind === 'message') rec.branch = { ...(rec.branch ?? {}), active: false }
+      yield rec
+    }
+    if (rows.length < PAGE) break
+    const last = rows[rows.length - 1]!
+    ord = last.ord
+    rid = last.rid
+    await new Promise((r) => setImmediate(r))
+  }
+  if (s.end_rec) yield JSON.parse(s.end_rec) as EndRec
+  if (opts.children === false) return
+  const kids = db.prepare('SELECT child FROM links WHERE parent = ? ORDER BY rowid').all(sid) as { child: string }[]
+  for (const k of kids) if (k.child !== sid) yield* archivedRecords(db, k.child, opts)
+}
+
+export function archivedStream(db: ArchiveDb, sid: string, opts: ReadArchivedOptions = {}, onEnd?: () => void): Readable {
+  const r = Readable.from(archivedRecords(db, sid, opts), { objectMode: true, highWaterMark: 64 })
+  if (onEnd) r.once('close', onEnd)
+  return r
+}

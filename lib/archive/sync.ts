@@ -1,0 +1,335 @@
+/**
+ * `ferry archive`: copies every session of the given sources into the
+ * archive, incrementally. A session whose provenance (path, size, mtime,
+ * inode of its files, and what discovery says of it) is what the archive
+ * stored is not read at all; one that changed is read again and only its
+ * new or changed records are written (ids are stable, so nothing
+ * duplicates: also not when a rollout was compressed or moved); one that
+ * disappeared from its store is marked gone and kept.
+ *
+ * The sources are passed in (the CLI gives the registry's store harnesses),
+ * so this storage layer names none.
+ */
+import { createHash } from 'node:crypto'
+import { open, readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Readable } from 'node:stream'
+import type { StoreContext } from '../context.js'
+import { asFerryError } from '../errors.js'
+import type { EndRec, FerryRecord, Locator, SessionRec } from '../model.js'
+import type { ArchiveDb } from './db.js'
+import { ArchiveWriter } from './store.js'
+
+/** What discovery tells about a session (the harness contract's SessionInfo, structurally). */
+export interface SourceSession {
+  harness: string
+  id: string
+  sid: string
+  path: string
+  locator: Locator
+  parent?: string
+  cwd?: string
+  title?: string
+  created_at?: string
+  updated_at?: string
+  message_count?: number
+  bytes?: number
+  archived?: boolean
+}
+
+export interface SyncSource {
+  id: string
+  discover(ctx: StoreContext, opts: { all?: boolean }): AsyncIterable<SourceSession>
+  read(ctx: StoreContext, session: SourceSession, opts: { native?: boolean }): Readable
+}
+
+export interface SyncFilter {
+  /** Only sessions whose cwd is this directory or below (not a full listing: nothing is marked gone). */
+  cwd?: string
+  /** Only sessions updated since (epoch ms; not a full listing either). */
+  since?: number
+}
+
+export interface SyncHooks {
+  /** Called once the work is known: sessions to look at and their bytes. */
+  start?(total: number, totalBytes: number): void
+  /** One session looked at (read or skipped), with the bytes it took. */
+  tick?(bytes: number, what: string): void
+}
+
+export interface SyncSummary {
+  sessions: { added: number; updated: number; unchanged: number; gone: number; failed: number }
+  records: { added: number; changed: number }
+  /** Bytes of source read (unchanged sessions count nothing). */
+  bytes: number
+  db: string
+}
+
+interface Stat {
+  size: number
+  mtimeMs: number
+  ino: number
+}
+
+async function statOf(path: string): Promise<Stat | null> {
+  try {
+    const s = await stat(path)
+    return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
+  } catch {
+    return null
+  }
+}
+
+/** A path's stat, and for a directory every file directly in it (session directories keep several files). */
+async function statTree(path: string): Promise<Array<[string, number, number, number]>> {
+  let s
+  try {
+    s = await stat(path)
+  } catch {
+    return []
+  }
+  if (!s.isDirectory()) {
+    const own: Array<[string, number, number, number]> = [[path, s.size, s.mtimeMs, s.ino]]
+    // A session file's side directory (same name without the extension: sub-agents, spilled outputs).
+    const side = path.replace(/\.[^./]+(\.zst)?$/, '')
+    if (side !== path) for (const t of await sideTree(side, 0)) own.push(t)
+    return own
+  }
+  const out: Array<[string, number, number, number]> = []
+  let names: string[] = []
+  try {
+    names = (await readdir(path)).sort()
+  } catch {
+    return [[path, 0, s.mtimeMs, s.ino]]
+  }
+  for (const n of names) {
+    const f = await statOf(join(path, n))
+    if (f) out.push([n, f.size, f.mtimeMs, f.ino])
+  }
+  return out
+}
+
+async function sideTree(dir: string, depth: number): Promise<Array<[string, number, number, number]>> {
+  let entries
+  try {
+    entries = await readdir(dir, { withFileTypes: true })
+  } catch {
+    return []
+  }
+  const out: Array<[string, number, number, number]> = []
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const p = join(dir, e.name)
+    if (e.isDirectory()) {
+      if (depth < 2) out.push(...(await sideTree(p, depth + 1)))
+      continue
+    }
+    const f = await statOf(p)
+    if (f) out.push([p, f.size, f.mtimeMs, f.ino])
+  }
+  return out
+}
+
+/**
+ * What must not change for a session to be skipped. Sessions kept as rows of
+ * a shared database (whose file changes with any session) are compared by
+ * what discovery says of them instead.
+ */
+async function fingerprint(s: SourceSession, children: SourceSession[]): Promise<{ fp: string; bytes: number; top: Stat | null }> {
+  const parts: unknown[] = []
+  let bytes = 0
+  let top: Stat | null = null
+  for (const x of [s, ...children]) {
+    if (x.locator?.db) {
+      parts.push([x.sid, x.updated_at ?? null, x.message_count ?? null, x.title ?? null])
+      bytes += x.bytes ?? 0
+      continue
+    }
+    const tree = await statTree(x.path)
+    for (const t of tree) bytes += t[1]
+    if (x === s && tree.length >= 1 && tree[0]![0] === x.path) top = { size: tree[0]![1], mtimeMs: tree[0]![2], ino: tree[0]![3] }
+    parts.push([x.sid, x.path, tree])
+  }
+  return { fp: createHash('sha256').update(JSON.stringify(parts)).digest('hex'), bytes, top }
+}
+
+async function headHash(path: string): Promise<string | undefined> {
+  try {
+    const fh = await open(path, 'r')
+    try {
+      const buf = Buffer.alloc(64 * 1024)
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
+      return createHash('sha256').update(buf.subarray(0, bytesRead)).digest('hex').slice(0, 32)
+    } finally {
+      await fh.close()
+    }
+  } catch {
+    return undefined
+  }
+}
+
+function inCwd(s: SourceSession, cwd: string): boolean {
+  return !!s.cwd && (s.cwd === cwd || s.cwd.startsWith(cwd.endsWith('/') ? cwd : cwd + '/'))
+}
+
+/** Sessions per batch (one transaction) and records per commit inside a long session. */
+const BATCH_SESSIONS = 50
+const BATCH_RECORDS = 20_000
+
+export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: string, sources: SyncSource[], filter: SyncFilter = {}, hooks: SyncHooks = {}, waitMs = 30_000): Promise<SyncSummary> {
+  const w = new ArchiveWriter(db, dbPath, waitMs)
+  const sum: SyncSummary = { sessions: { added: 0, updated: 0, unchanged: 0, gone: 0, failed: 0 }, records: { added: 0, changed: 0 }, bytes: 0, db: dbPath }
+  const full = filter.cwd === undefined && filter.since === undefined
+
+  // Discovery first (cheap), so progress knows the total.
+  const plan: Array<{ src: SyncSource; top: SourceSession; children: SourceSession[] }> = []
+  const present = new Map<string, Set<string>>()
+  for (const src of sources) {
+    const found: SourceSession[] = []
+    const seen = new Set<string>()
+    try {
+      for await (const s of src.discover(ctx, { all: true })) {
+        if (seen.has(s.sid)) continue
+        seen.add(s.sid)
+        found.push(s)
+      }
+    } catch (err) {
+      const e = asFerryError(err)
+      ctx.diagnostics.error('discover-failed', `${src.id}: sessions could not be listed: ${e.message}`, e.position, src.id)
+      continue
+    }
+    present.set(src.id, seen)
+    const kids = new Map<string, SourceSession[]>()
+    for (const s of found) if (s.parent && seen.has(s.parent)) kids.set(s.parent, [...(kids.get(s.parent) ?? []), s])
+    for (const s of found) {
+      if (s.parent && seen.has(s.parent)) continue
+      if (filter.cwd !== undefined && !inCwd(s, filter.cwd)) continue
+      if (filter.since !== undefined) {
+        const t = Date.parse(s.updated_at ?? s.created_at ?? '')
+        if (Number.isNaN(t) || t < filter.since) continue
+      }
+      plan.push({ src, top: s, children: kids.get(s.sid) ?? [] })
+    }
+  }
+
+  const fps = []
+  let totalBytes = 0
+  for (const p of plan) {
+    const f = await fingerprint(p.top, p.children)
+    fps.push(f)
+    totalBytes += f.bytes
+  }
+  hooks.start?.(plan.length, totalBytes)
+
+  let inBatch = 0
+  try {
+    w.begin()
+    for (let i = 0; i < plan.length; i++) {
+      const { src, top, children } = plan[i]!
+      const f = fps[i]!
+      const stored = w.stored(top.sid)
+      if (stored && stored.fingerprint === f.fp && children.every((c) => w.stored(c.sid)?.fingerprint !== undefined)) {
+        if (stored.gone) w.seenUnchanged(top.sid)
+        for (const c of children) if (w.stored(c.sid)?.gone) w.seenUnchanged(c.sid)
+        sum.sessions.unchanged++
+        hooks.tick?.(0, top.sid)
+        continue
+      }
+      const r = await syncOne(ctx, w, src, top, children, f, stored === null)
+      sum.bytes += f.bytes
+      sum.records.added += r.added
+      sum.records.changed += r.changed
+      if (r.failed) sum.sessions.failed++
+      else if (stored === null) sum.sessions.added++
+      else if (r.added + r.changed > 0 || r.newSessions > 0) sum.sessions.updated++
+      else sum.sessions.unchanged++
+      hooks.tick?.(f.bytes, top.sid)
+      inBatch++
+      if (inBatch >= BATCH_SESSIONS || w.pending >= BATCH_RECORDS) {
+        w.commit()
+        w.begin()
+        inBatch = 0
+      }
+    }
+    if (full) for (const [h, sids] of present) sum.sessions.gone += w.markGone(h, sids)
+    w.commit()
+  } catch (err) {
+    w.rollback()
+    throw err
+  }
+  return sum
+}
+
+interface OneResult {
+  added: number
+  changed: number
+  newSessions: number
+  failed: boolean
+}
+
+/** Reads one session (and the sub-agent sessions its read brings) into the open transaction. */
+async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top: SourceSession, children: SourceSession[], f: { fp: string; top: Stat | null }, isNew: boolean): Promise<OneResult> {
+  const res: OneResult = { added: 0, changed: 0, newSessions: 0, failed: false }
+  const errorsBefore = ctx.diagnostics.errors
+  const infos = new Map([top, ...children].map((s) => [s.sid, s]))
+  const head = f.top ? await headHash(top.path) : undefined
+  let open: string | null = null
+  let end: EndRec | undefined
+  const close = (complete: boolean) => {
+    if (open === null) return
+    const c = w.finishSession(end, { complete, fingerprint: open === top.sid ? f.fp : complete ? 'child' : null })
+    res.added += c.added
+    res.changed += c.changed
+    open = null
+    end = undefined
+  }
+  try {
+    const stream = src.read(ctx, top, { native: true })
+    for await (const rec of stream as AsyncIterable<FerryRecord>) {
+      if (rec.kind === 'stream') continue
+      if (rec.kind === 'session') {
+        close(true)
+        const info = infos.get(rec.sid)
+        const isTop = rec.sid === top.sid
+        const made = w.openSession(rec as SessionRec, {
+          ...(info ? { path: info.path, info: info as unknown as Record<string, unknown> } : {}),
+          ...(isTop && f.top ? { size: f.top.size, mtimeMs: f.top.mtimeMs, ino: f.top.ino } : {}),
+          ...(isTop && head ? { head } : {}),
+        })
+        if (made && !isNew) res.newSessions++
+        open = rec.sid
+        continue
+      }
+      if (rec.kind === 'end') {
+        if (open === rec.sid) end = rec
+        continue
+      }
+      if (open === null || (rec as { sid?: string }).sid !== open) continue
+      w.write(rec)
+      if (w.pending >= BATCH_RECORDS) {
+        w.commit()
+        w.begin()
+      }
+    }
+    const clean = ctx.diagnostics.errors === errorsBefore
+    close(clean)
+    // A session with unreadable parts keeps what was read, but no fingerprint: the next run reads it again and says so again.
+    if (!clean) {
+      res.failed = true
+      w.forget(top.sid)
+    }
+  } catch (err) {
+    // The archive itself failing (lock, disk full) ends the run; a session that cannot be read only skips it.
+    if ((err as { code?: string })?.code === 'db-error' || (err as Error)?.name === 'SqliteError') throw err
+    const e = asFerryError(err, 'unreadable')
+    ctx.diagnostics.error(e.code === 'internal' ? 'unreadable' : e.code, `${top.sid}: not archived: ${e.message}`, e.position ?? { file: top.path }, src.id)
+    if (open !== null) {
+      const c = w.finishSession(end, { complete: false, fingerprint: null })
+      res.added += c.added
+      res.changed += c.changed
+    }
+    w.forget(top.sid)
+    res.failed = true
+  }
+  return res
+}
+

@@ -1,0 +1,104 @@
+/**
+ * `ferry search QUERY`: full-text search over the archive (SQLite FTS5,
+ * BM25-ranked). The query is FTS5 syntax: words (all must match), "a
+ * phrase", OR, NOT, prefix*, column filters (title:, tools:, cwd:).
+ */
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { Argv } from 'yargs'
+import { FerryError, UsageError } from '../../errors.js'
+import { getHarness } from '../../harness/registry.js'
+import { openArchive } from '../../archive/db.js'
+import { MARK_CLOSE, MARK_OPEN, search, SearchSyntaxError, type SearchHit } from '../../archive/search.js'
+import { contextFrom, type Args } from '../options.js'
+import { archiveHarness, sinceOption } from './archive.js'
+
+export const command = 'search <query..>'
+export const describe = 'Full-text search over the archive (FTS5 syntax; --db FILE)'
+
+export function builder(y: Argv): Argv {
+  return y
+    .positional('query', { type: 'string', array: true, describe: 'Words (all must match), "a phrase", OR, NOT, prefix*, title:word' })
+    .option('harness', { type: 'string', array: true, describe: 'Only sessions of these harnesses (repeatable)' })
+    .option('cwd', { type: 'string', describe: 'Only sessions of this directory or below' })
+    .option('since', { type: 'string', describe: 'Only hits since a date (ISO) or a span (7d, 12h)' })
+    .option('role', { type: 'string', choices: ['user', 'assistant', 'system'], describe: 'Only messages of this role' })
+    .option('tool', { type: 'string', describe: 'Only tool calls (and their results) of this tool, e.g. Bash' })
+    .option('limit', { type: 'number', default: 20, describe: 'At most this many hits' })
+    .option('json', { type: 'boolean', default: false, describe: 'One JSON object per hit, per line' })
+    .example('ferry search "connection refused"', 'a phrase, anywhere')
+    .example('ferry search migration --tool Bash --since 30d', 'tool calls and outputs of the last month')
+    .example('ferry search \'title:deploy OR cwd:infra\' --json', 'in titles or working directories, as JSON lines')
+}
+
+/** Marks → ANSI bold on a TTY, nothing elsewhere. */
+function render(snippet: string, color: boolean): string {
+  const flat = snippet.replace(/\s+/g, ' ').trim()
+  return color ? flat.replaceAll(MARK_OPEN, '\x1b[1;33m').replaceAll(MARK_CLOSE, '\x1b[0m') : flat.replaceAll(MARK_OPEN, '').replaceAll(MARK_CLOSE, '')
+}
+
+/** The snippet without marks, and where the matches are in it ([start, end) in UTF-16 units). */
+function highlights(snippet: string): { text: string; highlights: Array<[number, number]> } {
+  let text = ''
+  const hs: Array<[number, number]> = []
+  let start = -1
+  for (const ch of snippet) {
+    if (ch === MARK_OPEN) start = text.length
+    else if (ch === MARK_CLOSE) {
+      if (start >= 0) hs.push([start, text.length])
+      start = -1
+    } else text += ch
+  }
+  return { text, highlights: hs }
+}
+
+export async function handler(argv: Args): Promise<void> {
+  const ctx = contextFrom(argv)
+  const query = (Array.isArray(argv.query) ? argv.query : [argv.query]).map(String).join(' ').trim()
+  if (!query) throw new UsageError('search: give a query')
+  const limit = Number(argv.limit)
+  if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit: not a positive whole number: ${String(argv.limit)}`)
+  const harnesses = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
+  const since = sinceOption(argv)
+  const path = archiveHarness().root(ctx)
+  if (!existsSync(path)) throw new FerryError('no archive here (run `ferry archive` first, or give --db FILE)', { code: 'db-error', position: { file: path } })
+  const db = openArchive(path, { readonly: true })
+  let hits: SearchHit[]
+  try {
+    hits = search(db, query, {
+      ...(harnesses.length ? { harnesses } : {}),
+      ...(typeof argv.cwd === 'string' ? { cwd: resolve(argv.cwd) } : {}),
+      ...(since === undefined ? {} : { since: new Date(since).toISOString() }),
+      ...(typeof argv.role === 'string' ? { role: argv.role } : {}),
+      ...(typeof argv.tool === 'string' ? { tool: argv.tool } : {}),
+      limit,
+    })
+  } catch (err) {
+    if (err instanceof SearchSyntaxError)
+      throw new UsageError(`search: not a valid query (${err.message.replace(/^fts5: /, '')}); put words with punctuation in double quotes, e.g. ferry search '"foo-bar" OR baz'`)
+    throw err
+  } finally {
+    db.close()
+  }
+  if (argv.json) {
+    for (const h of hits) {
+      const { text, highlights: hl } = highlights(h.snippet)
+      process.stdout.write(JSON.stringify({ ...h, snippet: text, highlights: hl }) + '\n')
+    }
+    return
+  }
+  if (hits.length === 0) {
+    process.stderr.write(`ferry: no matches in ${path}\n`)
+    return
+  }
+  const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
+  const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[0m` : s)
+  const out: string[] = []
+  for (const h of hits) {
+    const when = h.time ? h.time.slice(0, 16).replace('T', ' ') : '-'
+    out.push(`${h.sid}  ${when}  ${(h.title ?? '').replace(/\s+/g, ' ').slice(0, 80)}${h.gone_from_source ? '  [gone from source]' : ''}`)
+    out.push(dim(`  ${h.record_id}${h.role ? ` (${h.role})` : h.kind !== 'message' ? ` (${h.kind})` : ''}${h.tools ? ` [${h.tools}]` : ''}`))
+    out.push(`  ${render(h.snippet, color)}`)
+  }
+  process.stdout.write(out.join('\n') + '\n')
+}
