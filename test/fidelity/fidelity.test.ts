@@ -22,7 +22,11 @@ t.setTimeout(10 * 60_000)
 type Rec = Record<string, any>
 
 const SOURCES = ['claude-code', 'codex', 'opencode'] as const
-const TARGETS = writable().map((h) => h.id).filter((id) => id !== 'ferry')
+const TARGETS = writable().filter((h) => h.kind === 'store' && !h.holdsCopies).map((h) => h.id)
+/** Targets whose stored tool results are text only (docs/formats/cursor.md): the image becomes a placeholder. */
+const TEXT_ONLY_RESULTS = new Set(['cursor'])
+/** Targets with no compaction record ferry can write: the summary is a visible context message instead. */
+const NO_COMPACTION_RECORD = new Set(['grok', 'cursor'])
 const PNG: string = png8x8()
 
 const home = tempDir(t, 'ferry-fidelity-')
@@ -93,7 +97,8 @@ function checkPair(t: Tap.Test, from: string, to: string, all: Rec[]): void {
   const image = results.find((x) => Array.isArray(x.b.content) && x.b.content.some((p: Rec) => p.type === 'image' && p.data === PNG))
   const placeholder = results.find((x) => /\[image/i.test(textOf(x.b)))
   t.ok(image || placeholder, `${at}: the tool's image is there (or a placeholder says so)`)
-  t.ok(image, `${at}: ${to} holds the image inside the tool result`)
+  if (!TEXT_ONLY_RESULTS.has(to)) t.ok(image, `${at}: ${to} holds the image inside the tool result`)
+  else t.ok(placeholder, `${at}: ${to} keeps text results only, so a placeholder names the image`)
 
   // The sub-agent's answer, linked to the call that started the sub-agent.
   const answer = results.find((x) => textOf(x.b).includes(MARK.subAnswer))
@@ -121,7 +126,7 @@ function checkPair(t: Tap.Test, from: string, to: string, all: Rec[]): void {
   const boundary = pos((r) => r.kind === 'boundary' && r.type === 'compaction')
   const summaryAt = pos((r) => (r.kind === 'boundary' && (r.summary ?? '').includes('FERRY-SUMMARY')) || (r.kind === 'message' && has(r, 'FERRY-SUMMARY')))
   t.ok(summaryAt >= 0, `${at}: the compaction summary is present`)
-  if (to !== 'grok') t.ok(boundary >= 0, `${at}: ${to} got its own compaction record`)
+  if (!NO_COMPACTION_RECORD.has(to)) t.ok(boundary >= 0, `${at}: ${to} got its own compaction record`)
   const mark = boundary >= 0 ? boundary : summaryAt
   for (const k of ['p1', 'p2', 'p3', 'a1', 'a2', 'a3'] as const) {
     const i = pos((r) => r.kind === 'message' && !r.context && has(r, MARK[k]))

@@ -10,6 +10,7 @@
  * only (byte for byte) and everything else to both. ferry never writes the
  * editor's `state.vscdb`.
  */
+import type { ResultPart } from '../../model.js'
 import { createHash } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -25,6 +26,16 @@ import { CHAT_FORMAT } from './chatstore.js'
 import { chatBucket, dotCursor, isSafeComponent, slugFor, under } from './paths.js'
 import { encodeRoot } from './protobuf.js'
 import { wrapQuery } from './text.js'
+
+/**
+ * A tool result as the text Cursor stores. Cursor's result fields hold text
+ * only (as far as the readers we learned from show), so an image a tool
+ * returned becomes a visible placeholder rather than vanishing.
+ */
+function resultString(content: string | ResultPart[]): string {
+  if (typeof content === 'string') return content
+  return content.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? `[image: ${p.mime ?? 'image'}${p.data ? `, ${Math.floor((p.data.length * 3) / 4)} bytes` : ''} — not kept in Cursor's format]` : '')).join('')
+}
 import { TRANSCRIPT_FORMAT } from './transcript.js'
 
 export type StoreChoice = 'auto' | 'transcript' | 'chat' | 'both' | 'ide'
@@ -45,7 +56,7 @@ function transcriptContent(m: MessageRec, source: string): unknown[] {
         break
       }
       case 'tool_result':
-        out.push({ type: 'tool_result', tool_use_id: b.tool_use_id, content: typeof b.content === 'string' ? b.content : b.content.map((p) => (p.type === 'text' ? p.text : '')).join(''), ...(b.is_error ? { is_error: true } : {}) })
+        out.push({ type: 'tool_result', tool_use_id: b.tool_use_id, content: resultString(b.content), ...(b.is_error ? { is_error: true } : {}) })
         break
       case 'image':
         if (b.data) out.push({ type: 'image', source: { type: 'base64', media_type: b.mime, data: b.data } })
@@ -78,7 +89,7 @@ function chatBlobs(m: MessageRec, source: string): Array<Record<string, unknown>
   if (results.length)
     out.push({
       role: 'tool',
-      content: results.map((b) => (b.type === 'tool_result' ? { type: 'tool-result', toolCallId: b.tool_use_id, toolName: '', result: typeof b.content === 'string' ? b.content : b.content.map((p) => (p.type === 'text' ? p.text : '')).join(''), ...(b.is_error ? { isError: true } : {}) } : {})),
+      content: results.map((b) => (b.type === 'tool_result' ? { type: 'tool-result', toolCallId: b.tool_use_id, toolName: '', result: resultString(b.content), ...(b.is_error ? { isError: true } : {}) } : {})),
       ...at,
     })
   return out
