@@ -238,6 +238,11 @@ class MessageBuilder {
       this.out.push(rec)
       this.counts.messages++
     }
+    for (const d of this.deferred) {
+      if (d.row) this.pending.push(d.row)
+      this.push(d.rec)
+    }
+    this.deferred = []
     this.blocks = []
     this.results = []
     this.firstPid = null
@@ -259,12 +264,22 @@ class MessageBuilder {
     this.pend(pid, prow)
   }
 
+  /**
+   * A part with no conversational content: its own native record. Inside a run
+   * of blocks it waits until the run is emitted, so it never splits a message.
+   */
   private nativeRecord(pid: string, prow: Row | null, type: string, ts: string | null): void {
-    this.flush()
-    this.pend(pid, prow)
-    this.push({ kind: 'native', sid: this.sid, id: recordId(this.sid, `part:${pid}`), native_type: `zcode/${type}`, ts })
+    const rec: FerryRecord = { kind: 'native', sid: this.sid, id: recordId(this.sid, `part:${pid}`), native_type: `zcode/${type}`, ts }
     this.counts.native++
+    if (this.blocks.length) {
+      this.deferred.push({ rec, row: prow ? { key: `part:${pid}`, row: prow } : null })
+      return
+    }
+    this.pend(pid, prow)
+    this.push(rec)
   }
+
+  private deferred: Array<{ rec: Exclude<FerryRecord, StreamRec>; row: RowRef | null }> = []
 
   part(pid: string, prow: Row | null, p: Json): void {
     const type = typeof p.type === 'string' ? p.type : 'unknown'
