@@ -426,10 +426,18 @@ function tableColumns(db: Database.Database, table: string): Set<string> {
   return c
 }
 
+const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>()
+
+/** Inserts the row's columns that the table has (a newer or older schema drops or lacks some); statements are reused. */
 function insert(db: Database.Database, table: string, row: Row): void {
   const cols = tableColumns(db, table)
   const keys = Object.keys(row).filter((k) => cols.has(k))
-  db.prepare(`INSERT INTO "${table}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(...keys.map((k) => row[k] as any))
+  const sig = `${table}\u0000${keys.join('\u0000')}`
+  let m = stmtCache.get(db)
+  if (!m) stmtCache.set(db, (m = new Map()))
+  let st = m.get(sig)
+  if (!st) m.set(sig, (st = db.prepare(`INSERT INTO "${table}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`)))
+  st.run(...keys.map((k) => row[k] as any))
 }
 
 function isBusy(err: unknown): boolean {
@@ -465,7 +473,8 @@ function connection(state: SinkState, opts: ZCodeWriteOptions): Database.Databas
 function writeSession(state: SinkState, opts: ZCodeWriteOptions, rows: Rows): void {
   const id = String(rows.session.id)
   const pos = { file: state.path, row: `session:${id}` }
-  if (!opts.force && existsReadOnly(state.path, id)) throw new ExistsError(state.path, pos)
+  // Before opening for writing, asked read-only so a refusal changes nothing on disk.
+  if (!opts.force && !state.db && existsReadOnly(state.path, id)) throw new ExistsError(state.path, pos)
   let db: Database.Database
   try {
     db = connection(state, opts)
