@@ -1,25 +1,27 @@
 /**
- * Opening an agent's live SQLite database without changing a byte of it.
+ * Opening an agent's SQLite database without changing a byte or an mtime of
+ * it, while the agent may have it open and be writing.
  *
- * Agents keep their database in WAL mode and may be writing
- * while ferry reads. A plain read-only connection still writes read-marks
- * into `-shm`, and on a database with no `-wal`/`-shm` it creates both (and
- * leaves them behind), so:
+ * A plain read-only connection still writes read-marks into `-shm`, and on a
+ * database with no `-wal`/`-shm` in WAL mode it creates both, so:
  *
- * - `-wal` and `-shm` present (the agent has it open, or crashed): open with
- *   `readonly_shm=1`, which maps `-shm` read-only; SQLite then reads the WAL
- *   itself and still sees pages not yet checkpointed into the main file.
- * - neither present (nobody has it open, everything is in the main file): open
- *   with `immutable=1`, which creates no file and takes no lock.
- * - anything else, or if the URI forms cannot be used: read a private
- *   snapshot copy of the db (+ wal) taken in a temp dir.
+ * - `-wal` and `-shm` present (the app has it open in WAL mode, or crashed):
+ *   `readonly_shm=1` maps `-shm` read-only; SQLite reads the WAL itself.
+ * - none of `-wal`, `-shm`, `-journal` present: `immutable=1`, which creates
+ *   no file and takes no lock (so no SQLITE_BUSY either).
+ * - anything else (a hot rollback `-journal`, a lone `-wal`), or when the URI
+ *   forms fail: a private snapshot copy (db + wal + journal) in a temp dir,
+ *   opened read-write there so SQLite can roll a hot journal back in the copy.
+ *
+ * SQLITE_BUSY while the app writes is retried (the busy timeout, then a few
+ * more attempts), then reported as one clear `db-error`.
  *
  * URI file names need SQLITE_USE_URI=1 when better-sqlite3's addon loads
  * (lazily, at the first `new Database`), hence the assignment below.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import Database from 'better-sqlite3'
 import { FerryError, errorMessage } from '../errors.js'
 
@@ -27,9 +29,18 @@ if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1'
 
 export interface ReadOnlyDb {
   db: Database.Database
-  /** How it was opened: `immutable`, `readonly_shm` or `snapshot`. */
+  /** How it was opened. */
   mode: 'immutable' | 'readonly_shm' | 'snapshot'
   close(): void
+}
+
+export interface OpenReadOnlyOptions {
+  /** Harness named in errors. */
+  source: string
+  /** Busy timeout per attempt in ms (default 2000). */
+  busyTimeout?: number
+  /** Attempts on SQLITE_BUSY before giving up (default 3). */
+  attempts?: number
 }
 
 function uri(path: string, param: string): string {
@@ -44,35 +55,70 @@ function nonEmpty(path: string): boolean {
   }
 }
 
-const OPTS = { readonly: true, fileMustExist: true, timeout: 5000 } as const
+/** Whether an error is SQLite's "the database is locked / busy". */
+export function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+}
 
-/** Opens `path` read-only so that neither it nor its `-wal`/`-shm` change. `source` names the harness in errors. */
-export function openReadOnly(path: string, source: string): ReadOnlyDb {
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/** Runs `fn`, retrying while SQLite says busy; then a clear db-error naming the file. */
+export function withBusyRetry<T>(path: string, source: string, fn: () => T, attempts = 3): T {
+  for (let i = 1; ; i++) {
+    try {
+      return fn()
+    } catch (err) {
+      if (!isBusy(err)) throw err
+      if (i >= attempts) throw new FerryError(`database is busy (another program, probably the agent, is writing it); tried ${attempts} times: close the app or try again`, { code: 'db-error', position: { file: path }, source, cause: err })
+      sleep(100 * i)
+    }
+  }
+}
+
+/** Opens `path` read-only so that neither it nor its `-wal`/`-shm`/`-journal` change. */
+export function openReadOnly(path: string, opts: OpenReadOnlyOptions): ReadOnlyDb {
+  const { source } = opts
   if (!existsSync(path)) throw new FerryError('database not found', { code: 'db-error', position: { file: path }, source })
   const wal = existsSync(`${path}-wal`)
   const shm = existsSync(`${path}-shm`)
-  const attempt = !wal && !shm ? ('immutable' as const) : wal && shm ? ('readonly_shm' as const) : null
+  const journal = existsSync(`${path}-journal`)
+  const o = { readonly: true, fileMustExist: true, timeout: opts.busyTimeout ?? 2000 }
+  const attempt = !wal && !shm && !journal ? ('immutable' as const) : wal && shm && !journal ? ('readonly_shm' as const) : null
   if (attempt) {
     try {
-      const db = new Database(uri(path, attempt === 'immutable' ? 'immutable=1' : 'readonly_shm=1'), OPTS)
-      // Touch the schema now so an unusable file fails here, not mid-stream.
-      db.prepare('SELECT count(*) FROM sqlite_master').get()
-      return { db, mode: attempt, close: () => db.close() }
-    } catch {
+      return withBusyRetry(path, source, () => {
+        const db = new Database(uri(path, attempt === 'immutable' ? 'immutable=1' : 'readonly_shm=1'), o)
+        try {
+          // Touch the schema now so an unusable file fails here, not mid-stream.
+          db.prepare('SELECT count(*) FROM sqlite_master').get()
+        } catch (err) {
+          db.close()
+          throw err
+        }
+        return { db, mode: attempt, close: () => db.close() }
+      }, opts.attempts)
+    } catch (err) {
+      if (err instanceof FerryError) throw err
       // fall through to the snapshot copy
     }
   }
-  return openSnapshot(path, wal, source)
+  return openSnapshot(path, opts, o.timeout)
 }
 
-function openSnapshot(path: string, wal: boolean, source: string): ReadOnlyDb {
-  const dir = mkdtempSync(join(tmpdir(), `ferry-${source}-`))
+function openSnapshot(path: string, opts: OpenReadOnlyOptions, timeout: number): ReadOnlyDb {
+  const dir = mkdtempSync(join(tmpdir(), `ferry-${opts.source}-`))
   try {
-    const copy = join(dir, 'snapshot.db')
+    const copy = join(dir, basename(path))
     copyFileSync(path, copy)
-    if (wal && nonEmpty(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`)
-    const db = new Database(copy, OPTS)
-    db.prepare('SELECT count(*) FROM sqlite_master').get()
+    for (const side of ['-wal', '-journal']) if (nonEmpty(`${path}${side}`)) copyFileSync(`${path}${side}`, `${copy}${side}`)
+    const db = withBusyRetry(path, opts.source, () => {
+      const d = new Database(copy, { fileMustExist: true, timeout })
+      d.prepare('SELECT count(*) FROM sqlite_master').get()
+      return d
+    }, opts.attempts)
     return {
       db,
       mode: 'snapshot',
@@ -83,18 +129,25 @@ function openSnapshot(path: string, wal: boolean, source: string): ReadOnlyDb {
     }
   } catch (err) {
     rmSync(dir, { recursive: true, force: true })
-    throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source, cause: err })
+    if (err instanceof FerryError) throw err
+    throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source: opts.source, cause: err })
   }
 }
 
-/** Column names of a table (empty when the table does not exist): schemas drift, so queries adapt. */
+/** Column names of a table (empty when it does not exist): schemas drift, so queries adapt. */
 export function columns(db: Database.Database, table: string): Set<string> {
   const rows = db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>
   return new Set(rows.map((r) => r.name))
 }
 
-/** A database error met mid-query (locked, corrupt page) as the FerryError every caller reports. */
+/** Whether a table exists. */
+export function hasTable(db: Database.Database, table: string): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) !== undefined
+}
+
+/** A database error met mid-query (locked, corrupt page) as a FerryError naming the file. */
 export function dbError(err: unknown, path: string, source: string): FerryError {
   if (err instanceof FerryError) return err
+  if (isBusy(err)) return new FerryError('database is busy (another program, probably the agent, is writing it): close the app or try again', { code: 'db-error', position: { file: path }, source, cause: err })
   return new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source, cause: err })
 }

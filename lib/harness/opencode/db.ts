@@ -12,7 +12,7 @@ export type { ReadOnlyDb }
 
 /** Opens `path` read-only so that neither it nor its `-wal`/`-shm` change. */
 export function openReadOnly(path: string): ReadOnlyDb {
-  return openSqliteReadOnly(path, 'opencode')
+  return openSqliteReadOnly(path, { source: 'opencode', busyTimeout: 5000 })
 }
 
 /** Column names of a table (empty when the table does not exist): the schema drifts, so queries adapt. */

@@ -74,7 +74,7 @@ export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): 
   for (const path of databases(ctx)) {
     let h
     try {
-      h = openReadOnly(path, 'zcode')
+      h = openReadOnly(path, { source: 'zcode' })
     } catch (err) {
       const e = dbError(err, path, 'zcode')
       ctx.diagnostics.error(e.code, e.message, e.position, 'zcode')
@@ -100,7 +100,7 @@ function byPath(path: string): SessionInfo | null {
   if (!isDbFile(path) || !existsSync(path)) return null
   let h
   try {
-    h = openReadOnly(path, 'zcode')
+    h = openReadOnly(path, { source: 'zcode' })
   } catch {
     return null
   }
@@ -125,7 +125,7 @@ export async function resolveSession(ctx: StoreContext, ref: string): Promise<Se
   for (const path of databases(ctx)) {
     let h
     try {
-      h = openReadOnly(path, 'zcode')
+      h = openReadOnly(path, { source: 'zcode' })
     } catch {
       continue
     }

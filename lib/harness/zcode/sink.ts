@@ -24,7 +24,7 @@ import Database from 'better-sqlite3'
 import { resultText, sourceHarness, type Block, type EndRec, type FerryRecord, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock } from '../../model.js'
 import { ExistsError, FerryError, UsageError, errorMessage } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
-import { openReadOnly } from '../../io/sqlite-readonly.js'
+import { isBusy, openReadOnly } from '../../io/sqlite-readonly.js'
 import { toNative } from '../../tools/table.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WriteOptions, WrittenSession } from '../types.js'
@@ -440,15 +440,10 @@ function insert(db: Database.Database, table: string, row: Row): void {
   st.run(...keys.map((k) => row[k] as any))
 }
 
-function isBusy(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
-}
-
 /** Whether the session is already in the database, asked without opening it for writing (nothing on disk changes). */
 function existsReadOnly(path: string, id: string): boolean {
   if (!existsSync(path)) return false
-  const h = openReadOnly(path, 'zcode')
+  const h = openReadOnly(path, { source: 'zcode' })
   try {
     return h.db.prepare('SELECT 1 FROM session WHERE id = ?').get(id) !== undefined
   } finally {

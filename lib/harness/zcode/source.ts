@@ -510,7 +510,7 @@ function checkLedger(ctx: StoreContext, db: Database.Database, dbPath: string): 
 export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOptions = {}): Readable {
   const dbPath = info.locator.db ?? info.path
   async function* gen(): AsyncGenerator<FerryRecord> {
-    const h = openReadOnly(dbPath, 'zcode')
+    const h = openReadOnly(dbPath, { source: 'zcode' })
     try {
       checkLedger(ctx, h.db, dbPath)
       yield* sessionRecords(ctx, h.db, dbPath, info.id, opts, new Set())
