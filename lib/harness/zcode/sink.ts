@@ -500,16 +500,16 @@ function writeSession(state: SinkState, opts: ZCodeWriteOptions, rows: Rows): vo
   }
 }
 
-/** `--out`: a database file, or a directory holding one where ZCode's root would (`<dir>/cli/db/db.sqlite`). */
+/** `--out`: a database file (`*.sqlite`, `*.sqlite3`, `*.db`, or an existing file), else a root directory holding one where ZCode's would be (`<dir>/cli/db/db.sqlite`). */
 function outPath(out: string): string {
   const p = resolve(out)
-  let dir = out.endsWith('/')
+  let file = /\.(sqlite3?|db)$/.test(p)
   try {
-    dir ||= statSync(p).isDirectory()
+    file = statSync(p).isFile()
   } catch {
-    // does not exist yet: a file name unless it ends with '/'
+    // does not exist yet: the name decides
   }
-  return dir ? join(p, 'cli', 'db', 'db.sqlite') : p
+  return file ? p : join(p, 'cli', 'db', 'db.sqlite')
 }
 
 export function zcodeSink(ctx: StoreContext, opts: ZCodeWriteOptions = {}): Writable {
