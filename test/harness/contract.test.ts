@@ -12,6 +12,8 @@ import { ROOT } from '../helpers.js'
 import { contract, type ContractSpec } from './contract.js'
 // @ts-ignore plain JS fixture builder: plays `opencode import` (the real client is never run)
 import { createDb, insertDocument } from '../../fixtures/opencode/opencode-db.mjs'
+// @ts-ignore plain JS fixture builder: replays ZCode's migrations, as ZCode's first run does
+import { createDb as createZCodeDb } from '../../fixtures/zcode/zcode-db.mjs'
 
 // Rollout directories and names are in local time; the fixtures were made in UTC.
 process.env.TZ = 'UTC'
@@ -37,6 +39,14 @@ const specs: ContractSpec[] = [
     },
   },
   { harness: 'cursor', fixture: 'cursor', roundTrip: 'bytes', storage: { lines: true }, fixpointIgnores: ['ts'] },
+  {
+    harness: 'zcode', fixture: 'zcode', roundTrip: 'records', storage: { sqlite: { table: 'part', pk: 'id', data: 'data' } },
+    seed: (ctx) => createZCodeDb(join(getHarness('zcode').root(ctx), 'cli', 'db', 'db.sqlite')).close(),
+    cannot: {
+      'resolve-by-path': 'the path is the database that holds every session; it names a session only when it holds one (test/harness/zcode)',
+      'no-overwrite': 'sessions are rows in one shared database: --force replaces them inside one transaction, not a file (test/harness/zcode covers exists, unchanged bytes and force)',
+    },
+  },
   { harness: 'ferry', fixture: 'ferry', roundTrip: 'records', storage: { lines: true } },
 ]
 

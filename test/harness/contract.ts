@@ -68,6 +68,12 @@ export interface ContractSpec {
    */
   land?: (written: WrittenSession[], ctx: StoreContext) => void | Promise<void>
   /**
+   * A harness that writes only into a store its agent created (ZCode's
+   * database): makes that store in an empty store before a write clause,
+   * playing the agent's first run. Without it the write clauses start empty.
+   */
+  seed?: (ctx: StoreContext) => void | Promise<void>
+  /**
    * Message fields the fixpoint compares besides the blocks, minus these
    * (each one a documented property of the format, named with why in the spec line).
    */
@@ -149,6 +155,13 @@ function emptyStore(t: T, h: Harness, m: Manifest, under?: string): Store {
   if (h.kind === 'stream') return { dir, home, out: join(dir, 'out') }
   if (m.root) return { dir, home, root: join(dir, 'root') }
   return { dir, home }
+}
+
+/** An empty store to write into: seeded where the agent must have created it first (`spec.seed`). */
+async function writableStore(t: T, h: Harness, m: Manifest, spec: ContractSpec, under?: string): Promise<Store> {
+  const s = emptyStore(t, h, m, under)
+  if (spec.seed) await spec.seed(ctxOf(h, s))
+  return s
 }
 
 /** Where a sink writes in this store (`out`, else the harness's store root): what a hostile id must never leave. */
@@ -555,7 +568,7 @@ export function contract(t: T, spec: ContractSpec): void {
 
     await clause(t, 'native-round-trip', async (t) => {
       const recs = await readRef(h, ctxOf(h, src), primaryRef(h, src, m), true)
-      const out = emptyStore(t, h, m)
+      const out = await writableStore(t, h, m, spec)
       const written = await writeRecords(h, ctxOf(h, out), out, recs)
       t.ok(written.length > 0, 'written')
       if (spec.roundTrip === 'records') {
@@ -586,10 +599,10 @@ export function contract(t: T, spec: ContractSpec): void {
 
     await clause(t, 'fixpoint', async (t) => {
       const a = await readRef(h, ctxOf(h, src), primaryRef(h, src, m))
-      const s1 = emptyStore(t, h, m)
+      const s1 = await writableStore(t, h, m, spec)
       const w1 = await writeRecords(h, ctxOf(h, s1), s1, a)
       const b = await readBack(h, spec, s1, w1)
-      const s2 = emptyStore(t, h, m)
+      const s2 = await writableStore(t, h, m, spec)
       const w2 = await writeRecords(h, ctxOf(h, s2), s2, b)
       const c = await readBack(h, spec, s2, w2)
       t.same(modelled(c, spec.fixpointIgnores), modelled(b, spec.fixpointIgnores), 'common → native → common changes nothing after one trip')
@@ -693,7 +706,7 @@ export function contract(t: T, spec: ContractSpec): void {
       }
       let n = 0
       for (const [label, recs] of hostileStreams) {
-        const store = emptyStore(t, h, m, join(base, 'a', 'b', `s${n++}`))
+        const store = await writableStore(t, h, m, spec, join(base, 'a', 'b', `s${n++}`))
         const top = storeTop(h, store)
         let written: WrittenSession[] = []
         let error: unknown
@@ -735,7 +748,7 @@ export function contract(t: T, spec: ContractSpec): void {
     await clause(t, 'no-overwrite', async (t) => {
       const s = copyFixture(t, m)
       const recs = await readRef(h, ctxOf(h, s), primaryRef(h, s, m), true)
-      const out = emptyStore(t, h, m)
+      const out = await writableStore(t, h, m, spec)
       const top = storeTop(h, out)
       const first = await writeRecords(h, ctxOf(h, out), out, recs)
       t.ok(first.length > 0, 'first write')
@@ -752,7 +765,7 @@ export function contract(t: T, spec: ContractSpec): void {
       t.same(forced.map((w) => w.path), first.map((w) => w.path), 'with force: the same sessions written again')
       t.not(statSync(first[0]!.path).ino, ino, 'with force: replaced (a new file under the same name)')
       // The CLI, through the same policy.
-      const cliOutStore = emptyStore(t, h, m)
+      const cliOutStore = await writableStore(t, h, m, spec)
       const dest = storeTop(h, cliOutStore)
       const text = await interchangeText(recs)
       const args = ['--home', cliOutStore.home, 'write', '--to', h.id, '--out', dest]

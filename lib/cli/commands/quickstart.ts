@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../../context.js'
 import { Diagnostics } from '../../diagnostics.js'
-import { errorMessage } from '../../errors.js'
+import { UsageError, errorMessage } from '../../errors.js'
 import { harnesses, storeEnvVars } from '../../harness/registry.js'
 import type { SessionInfo } from '../../harness/types.js'
 import { pipeline } from '../../pipeline.js'
@@ -78,7 +78,15 @@ export async function handler(argv: Args): Promise<void> {
     for (const to of targets) {
       if (to.id === from.id) continue
       const opts = to.kind === 'stream' ? { out: join(outHome, 'interchange') } : {}
-      const sink = to.sink!(outCtx, opts)
+      let sink
+      try {
+        sink = to.sink!(outCtx, opts)
+      } catch (err) {
+        // A harness that writes only into a store its agent created (none in this fresh home):
+        // a standalone store at the same place instead, so the tour still shows it.
+        if (!(err instanceof UsageError)) throw err
+        sink = to.sink!(outCtx, { out: to.root(outCtx) })
+      }
       const paths: string[] = []
       sink.on('written', (w: { path: string; note?: string }) => paths.push(w.note ? `${w.path} (${w.note})` : w.path))
       try {

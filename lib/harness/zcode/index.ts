@@ -1,12 +1,35 @@
-/** ZCode: known so that `--to zcode` says clearly that it is not implemented yet. */
-import { resolve } from 'node:path'
+/**
+ * ZCode: one SQLite database for every session (read strictly read-only),
+ * written only into a database ZCode created (or a standalone `--out FILE`).
+ * See docs/formats/zcode.md and README.md beside this file.
+ */
 import { defineHarness } from '../types.js'
+import { ENV_VARS, userRoot } from './paths.js'
+import { discover, resolveSession } from './discover.js'
+import { readSession } from './source.js'
+import { zcodeSink } from './sink.js'
 import { tools } from './tools.js'
 
 export const zcode = defineHarness({
   id: 'zcode',
   name: 'ZCode',
   kind: 'store',
-  store: { envVars: [], root: (ctx) => ctx.roots.zcode ?? resolve(ctx.home, '.zcode') },
+  store: {
+    envVars: ENV_VARS,
+    flag: {
+      name: 'zcode-home',
+      describe: 'ZCode user root (default $ZCODE_DATA_BASE_DIR/.zcode, else $ZCODE_DESKTOP_HOME_DIR/.zcode, else ~/.zcode), or its db.sqlite file',
+    },
+    root: (ctx) => userRoot(ctx),
+  },
+  resumeHint: 'zcode --resume <id>',
+  writeFlags: {
+    provider: { type: 'string', describe: 'providerId for written sessions (must exist in ZCode\'s config; default: guessed from the model name)' },
+    model: { type: 'string', describe: 'modelId for written sessions (default: the source model)' },
+  },
+  discover,
+  resolve: resolveSession,
+  read: readSession,
+  sink: zcodeSink,
   tools,
 })
