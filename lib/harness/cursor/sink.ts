@@ -133,9 +133,20 @@ class CursorWriter implements SessionWriter {
     const written: WrittenSession[] = []
     const force = this.opts.force ?? false
     const lines: string[] = []
-    for (const r of this.recs) {
+    for (const [i, r] of this.recs.entries()) {
       if (this.ownsNative(r, TRANSCRIPT_FORMAT)) lines.push(r.native.raw)
-      else if (r.kind === 'message' && r.role !== 'system') {
+      else if (r.kind === 'boundary' && r.type === 'compaction') {
+        // Cursor's transcript has no compaction record: the summary (or a note that there is no
+        // readable one) becomes a visible user turn, unless the summary message itself follows.
+        const next = this.recs.slice(i + 1).find((x) => x.kind === 'message')
+        const summaryFollows = next?.kind === 'message' && next.context === true && next.context_kind === 'summary'
+        if (!summaryFollows) {
+          const text = r.summary?.trim()
+            ? `[The conversation was compacted here. Summary of the earlier part:]\n${r.summary}`
+            : '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
+          lines.push(JSON.stringify({ role: 'user', message: { content: [{ type: 'text', text }] } }))
+        }
+      } else if (r.kind === 'message' && r.role !== 'system') {
         const content = transcriptContent(r, source)
         if (content.length) lines.push(JSON.stringify({ role: r.role, message: { content } }))
       }

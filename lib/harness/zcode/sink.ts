@@ -204,7 +204,9 @@ class ZCodeWriter implements SessionWriter {
     if (rec.kind !== 'message') return
     const t = this.time(rec.ts)
     const context = rec.context === true || rec.role === 'system'
-    if (context && !this.same && rec.context_kind !== 'summary') {
+    // Injected context stays out, except what the user saw: a compaction summary, a sub-agent's answer.
+    const visible = rec.context_kind === 'summary' || rec.context_kind === 'subagent'
+    if (context && !this.same && !visible) {
       if (rec.blocks.some((b) => b.type === 'tool_result')) this.userRecord(rec, t, false)
       return
     }
