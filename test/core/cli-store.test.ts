@@ -16,7 +16,9 @@ t.test('ls filters by harness, cwd and date', async (t) => {
   t.equal(jsonl((await ferry(['--home', HOME, 'ls', '--json', '--cwd', '/home/dev'])).stdout).length, 5, 'cwd below the directory')
   t.equal((await ferry(['--home', HOME, 'ls', '--json', '--cwd', '/home/dev/demo'])).stdout, '', 'a name prefix is not a parent directory')
   const since = jsonl((await ferry(['--home', HOME, 'ls', '--json', '--since', '2026-11-10'])).stdout)
-  t.ok(since.length > 0 && since.length < 4, 'only the newer samples')
+  // Samples dated before 2026-11-10 (claude-code, codex) are left out; Cursor's transcript carries no
+  // times, so its date is the file's (the checkout's) and it is always recent.
+  t.same(since.map((s) => s.harness).sort(), ['cursor', 'grok', 'opencode', 'zcode'], 'only the newer samples')
   for (const s of since) t.ok(Date.parse(s.updated_at ?? s.created_at) >= Date.parse('2026-11-10'))
   const bad = await ferry(['--home', HOME, 'ls', '--since', 'yesterday-ish'])
   t.equal(bad.code, 2)
@@ -56,7 +58,7 @@ t.test('quickstart converts the samples into every other harness', async (t) => 
   t.match(r.stdout, /using the bundled sample stores/)
   // Every sample (one per listable harness) into every other writable harness, from the registry.
   const sources = listable().filter((h) => h.read).length
-  const n = sources * (writable().length - 1)
+  const n = sources * (writable().filter((h) => !h.holdsCopies).length - 1)
   t.match(r.stdout, new RegExp(`${n} conversions written, 0 failed`))
   t.ok(existsSync(join(out, '.claude', 'projects')))
   t.ok(existsSync(join(out, 'interchange')))
