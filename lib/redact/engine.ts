@@ -11,7 +11,7 @@
  * the few case-insensitive ones), so ordinary text costs a few scans.
  */
 import { readFileSync } from 'node:fs'
-import { GENERIC, RULES, entropy, isPlaceholder, type Rule } from './rules.js'
+import { GENERIC, MAX_TOKEN, RULES, entropy, isPlaceholder, type Rule } from './rules.js'
 
 export interface RedactOptions {
   /** Replace home directories and the user name (`/home/ada/x` → `~/x`, `ada` → `user`). */
@@ -74,6 +74,11 @@ function customRule(kind: string, pattern: string, flags = ''): Rule {
 function labelKey(kind: string, secret: string): string {
   const k = secret.includes('\\') ? secret.replace(/\\([nrt"\\/])/g, (_m, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : c === 't' ? '\t' : c)) : secret
   return kind + '\u0000' + k
+}
+
+/** Characters of a token run: base64, base64url, and `.~` (JWTs, Bearer tokens). */
+function tokenChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45 || c === 46 || c === 126
 }
 
 function isAlnum(c: number): boolean {
@@ -220,6 +225,10 @@ export class Redactor {
     let spans: Span[] | null = null
     for (const rule of rules) {
       const prio = this.prio.get(rule) ?? 0
+      if (rule.find) {
+        for (const [start, end] of rule.find(text)) if (!this.allowed(text.slice(start, end))) (spans ??= []).push({ start, end, kind: rule.kind, prio })
+        continue
+      }
       const re = rule.re
       re.lastIndex = 0
       let m: RegExpExecArray | null
@@ -243,10 +252,36 @@ export class Redactor {
         ;(spans ??= []).push({ start, end: start + s.length, kind: rule.kind, prio })
       }
     }
+    if (text.length > MAX_TOKEN && rules.size > this.always.length) spans = this.hugeRuns(text, spans)
     let out = text
     if (spans) out = this.apply(text, spans, onFind)
     if (this.pathRe) out = this.hidePaths(out)
     return out
+  }
+
+  /**
+   * The linear fallback for token runs longer than any rule's bounded
+   * quantifier (a multi-MB `Bearer …` or `xoxb-…`): a run of token characters
+   * over MAX_TOKEN long whose start, or the 24 characters before it, holds a
+   * rule keyword is redacted whole as `oversized-token`.
+   */
+  private hugeRuns(text: string, spans: Span[] | null): Span[] | null {
+    const n = text.length
+    let i = 0
+    while (i < n) {
+      if (!tokenChar(text.charCodeAt(i))) {
+        i++
+        continue
+      }
+      let j = i + 1
+      while (j < n && tokenChar(text.charCodeAt(j))) j++
+      if (j - i > MAX_TOKEN) {
+        const ctx = text.slice(Math.max(0, i - 24), i + 24)
+        if (this.candidates(ctx).size > this.always.length) (spans ??= []).push({ start: i, end: j, kind: 'oversized-token', prio: -1 })
+      }
+      i = j
+    }
+    return spans
   }
 
   private apply(text: string, spans: Span[], onFind?: (kind: string) => void): string {

@@ -25,6 +25,8 @@ export interface Rule {
   backRe?: RegExp
   /** Shannon entropy (bits/char) the secret must reach; filters placeholders. */
   entropy?: number
+  /** A linear finder used instead of `re` (spans of the secret). */
+  find?: (text: string) => Array<[number, number]>
   /** Generic rules: a value check beyond entropy. */
   check?: (secret: string, match: RegExpExecArray) => boolean
 }
@@ -34,8 +36,11 @@ const L = String.raw`(?:(?<=\\[nrt])|(?<![A-Za-z0-9]))`
 /** Right boundary: not followed by an alphanumeric. */
 const R = String.raw`(?![A-Za-z0-9])`
 
+/** The longest token a quantifier takes: every open-ended `{n,}` is bounded (a multi-MB run must not overflow the regex stack); longer runs go to the engine's linear huge-run pass. */
+export const MAX_TOKEN = 4096
+
 function rx(src: string, flags = 'dg'): RegExp {
-  return new RegExp(src.replace(/\{L\}/g, L).replace(/\{R\}/g, R), flags)
+  return new RegExp(src.replace(/\{L\}/g, L).replace(/\{R\}/g, R).replace(/\{(\d+),\}/g, `{$1,${MAX_TOKEN}}`), flags)
 }
 
 const p = (kind: string, keywords: string[], src: string, entropy = 3): Rule => {
@@ -45,10 +50,12 @@ const p = (kind: string, keywords: string[], src: string, entropy = 3): Rule => 
 
 export const RULES: Rule[] = [
   // Private keys first: a PEM body would otherwise be seen as base64 noise.
+  // Private keys first: a PEM body would otherwise be seen as base64 noise. Found in code (findPem), linearly.
   {
     kind: 'private-key',
     keywords: ['PRIVATE KEY'],
-    re: rx(String.raw`-----BEGIN[ A-Z0-9]{0,30} PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16000}?)-----END[ A-Z0-9]{0,30} PRIVATE KEY(?: BLOCK)?-----`),
+    re: /(?!)/g,
+    find: findPem,
   },
   // Cloud
   p('aws-access-key', ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'], String.raw`{L}(?<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}){R}`, 2.5),
@@ -102,7 +109,7 @@ export const RULES: Rule[] = [
   p('braintree-token', ['access_token$production$'], String.raw`(?<s>access_token\$production\$[0-9a-z]{16}\$[0-9a-f]{32})`),
   // Chat, mail, webhooks and bots
   p('slack-token', ['xox'], String.raw`{L}(?<s>xox[abposer]-(?:[0-9]+-)?[0-9A-Za-z\-]{10,}|xoxe\.xox[bp]-[0-9]-[A-Za-z0-9]{100,})`),
-  p('slack-token', ['xapp-'], String.raw`{L}(?<s>xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+){R}`),
+  p('slack-token', ['xapp-'], String.raw`{L}(?<s>xapp-[0-9]-[A-Z0-9]{1,64}-[0-9]{1,32}-[a-z0-9]{1,256}){R}`),
   p('slack-webhook', ['hooks.slack.com'], String.raw`(?<s>https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{30,})`),
   p('discord-webhook', ['/api/webhooks/'], String.raw`(?<s>https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_\-]{60,})`),
   p('teams-webhook', ['webhook.office.com'], String.raw`(?<s>https://[a-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@\-/]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9\-]{36}(?:/[A-Za-z0-9_\-]+)?)`),
@@ -216,4 +223,41 @@ export function entropy(s: string): number {
     counts[c] = 0
   }
   return e
+}
+
+const PEM_BEGIN = /-----BEGIN[ A-Z0-9]{0,30} PRIVATE KEY(?: BLOCK)?-----/g
+const PEM_END = /-----END[ A-Z0-9]{0,30} PRIVATE KEY(?: BLOCK)?-----/y
+/** Body characters of a PEM block, also JSON-escaped (`\\n`) and with `Proc-Type:` headers. */
+function pemBody(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 61 || c === 92 || c === 32 || c === 9 || c === 10 || c === 13 || c === 58 || c === 44 || c === 45
+}
+
+/**
+ * PEM private keys, linear in the text: each BEGIN line, then the body up to
+ * its END line. An unterminated block (a
+ * truncated paste) is redacted from BEGIN to the end of its body when the
+ * body holds at least 64 characters; a BEGIN line alone is left.
+ */
+export function findPem(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = []
+  PEM_BEGIN.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = PEM_BEGIN.exec(text)) !== null) {
+    const start = m.index
+    let i = PEM_BEGIN.lastIndex
+    while (i < text.length && pemBody(text.charCodeAt(i))) {
+      if (text.charCodeAt(i) === 45 && text.startsWith('-----', i)) break
+      i++
+    }
+    PEM_END.lastIndex = i
+    const e = PEM_END.exec(text)
+    if (e) {
+      out.push([start, PEM_END.lastIndex])
+      PEM_BEGIN.lastIndex = PEM_END.lastIndex
+    } else {
+      if (i - PEM_BEGIN.lastIndex >= 64) out.push([start, i])
+      PEM_BEGIN.lastIndex = Math.max(PEM_BEGIN.lastIndex, i)
+    }
+  }
+  return out
 }
