@@ -18,6 +18,7 @@ import * as cat from './commands/cat.js'
 import * as write from './commands/write.js'
 import * as convert from './commands/convert.js'
 import * as quickstart from './commands/quickstart.js'
+import * as cont from './commands/continue.js'
 
 function quietEpipe(): void {
   // `ferry cat … | head -1`: the reader is gone; stop quietly with success.
@@ -48,6 +49,7 @@ export async function main(args: string[]): Promise<void> {
     .command(write as unknown as Parameters<Argv['command']>[0])
     .command({ ...convert, handler: (argv: Record<string, unknown>) => convert.handler({ ...argv, rawArgs: joined }) } as never)
     .command(quickstart as unknown as Parameters<Argv['command']>[0])
+    .command(cont as unknown as Parameters<Argv['command']>[0])
   for (const t of transforms) y = y.command(filterCommand(t) as never)
   y = y
     .epilog(`${harnessSummary()}\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
