@@ -64,3 +64,4 @@ export async function* discover(opts: DiscoverOptions & { ctx?: StoreContext; ha
     yield* h.discover(ctx, dopts)
   }
 }
+export { continueSession, resumeCommand, commandLine, type ContinueOptions, type ContinueResult, type ResumeCommand } from './harness/continue.js'

@@ -21,6 +21,7 @@ import * as quickstart from './commands/quickstart.js'
 import * as archive from './commands/archive.js'
 import * as search from './commands/search.js'
 import * as exportCmd from './commands/export.js'
+import * as cont from './commands/continue.js'
 
 function quietEpipe(): void {
   // `ferry cat … | head -1`: the reader is gone; stop quietly with success.
@@ -54,6 +55,7 @@ export async function main(args: string[]): Promise<void> {
     .command(archive as unknown as Parameters<Argv['command']>[0])
     .command(search as unknown as Parameters<Argv['command']>[0])
     .command(exportCmd as unknown as Parameters<Argv['command']>[0])
+    .command(cont as unknown as Parameters<Argv['command']>[0])
   for (const t of transforms) y = y.command(filterCommand(t) as never)
   y = y
     .epilog(`${harnessSummary()}\nDocs: README.md, docs/cli.md, docs/stream-format.md`)

@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process'
+import which from 'which'
+import type { Argv } from 'yargs'
+import { getHarness, writable } from '../../harness/registry.js'
+import { commandLine, continueSession, resumeBinary } from '../../harness/continue.js'
+import { contextFrom, type Args } from '../options.js'
+import { finishDiagnostics, writtenLine } from '../io.js'
+
+export const command = 'continue <ref>'
+export const describe = 'Write a session into another agent\'s store and print (or run) the command that resumes it'
+
+export function builder(y: Argv): Argv {
+  return y
+    .positional('ref', { type: 'string', describe: 'harness:id or a session path' })
+    .option('with', { type: 'string', demandOption: true, describe: `Agent to continue in: ${writable().filter((h) => h.kind === 'store').map((h) => h.id).join(', ')}` })
+    .option('cwd', { type: 'string', describe: 'Directory to resume in (default: the session\'s own, when it exists)' })
+    .option('new', { type: 'boolean', default: false, describe: 'Write a fresh copy even when an unchanged one exists' })
+    .option('exec', { type: 'boolean', default: false, describe: 'Run the resume command in this terminal' })
+    .option('json', { type: 'boolean', default: false, describe: 'Report as JSON (written session + command)' })
+    .example('ferry continue codex:0199… --with claude-code', 'prints: cd /repo && claude --resume <id>')
+}
+
+export async function handler(argv: Args): Promise<void> {
+  const ctx = contextFrom(argv)
+  const target = getHarness(String(argv.with))
+  const r = await continueSession(ctx, String(argv.ref), target.id, { ...(typeof argv.cwd === 'string' ? { cwd: argv.cwd } : {}), fresh: Boolean(argv.new) })
+  for (const n of r.notes) process.stderr.write(`ferry: ${n}\n`)
+  if (r.written.note) process.stderr.write(`ferry: ${r.written.note}\n`)
+  const line = commandLine(r.command)
+  if (argv.json) process.stdout.write(JSON.stringify({ ...r.written, command: r.command.argv, cwd: r.command.cwd, reused: r.reused }) + '\n')
+  else process.stdout.write(`${writtenLine({ ...r.written, note: undefined }, false)}\n${line}\n`)
+  finishDiagnostics(ctx.diagnostics)
+  if (!argv.exec) return
+  const bin = resumeBinary(target)!
+  const found = which.sync(bin, { nothrow: true })
+  if (!found) {
+    process.stderr.write(`ferry: error: ${bin} (${target.name}) is not on PATH; the session is written, resume it with: ${line}\n`)
+    process.exitCode = 1
+    return
+  }
+  const res = spawnSync(found, r.command.argv.slice(1), { cwd: r.command.cwd, stdio: 'inherit' })
+  if (res.error) {
+    process.stderr.write(`ferry: error: could not run ${found}: ${res.error.message}\n`)
+    process.exitCode = 1
+    return
+  }
+  process.exitCode = res.status ?? 1
+}

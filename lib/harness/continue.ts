@@ -1,0 +1,142 @@
+/**
+ * `continue`: read one session, write it into another harness's real store
+ * (remapping a missing cwd), remember the copy for idempotence, and return
+ * the command that resumes it in the target agent.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import type { StoreContext } from '../context.js'
+import { UsageError } from '../errors.js'
+import type { FerryRecord } from '../model.js'
+import { mapRecords, pipeline } from '../pipeline.js'
+import { resolveRef } from '../refs.js'
+import { getHarness } from './registry.js'
+import type { Harness, WrittenSession } from './types.js'
+
+export interface ResumeCommand {
+  argv: string[]
+  cwd: string
+}
+
+export interface ContinueOptions {
+  /** Directory to resume in; default: the session's own cwd when it exists, else the current directory. */
+  cwd?: string
+  /** Write a fresh copy even when an unchanged one exists. */
+  fresh?: boolean
+  /** Where the idempotence index lives; default $XDG_STATE_HOME/ferry (or ~/.local/state/ferry). */
+  stateDir?: string
+  /** Directory used when the session's cwd is missing; default process.cwd(). */
+  fallbackCwd?: string
+}
+
+export interface ContinueResult {
+  written: WrittenSession
+  command: ResumeCommand
+  /** True when an unchanged earlier copy was reused instead of writing. */
+  reused: boolean
+  /** Messages for stderr (cwd remapped, a newer copy written, …). */
+  notes: string[]
+}
+
+/** The resume command of `h` for a written session, from its `resumeHint` (`claude --resume <id>`). */
+export function resumeCommand(h: Harness, id: string, cwd: string): ResumeCommand {
+  if (!h.resumeHint) throw new UsageError(`${h.name} (${h.id}) has no resume command`)
+  return { argv: h.resumeHint.split(/\s+/).map((a) => a.replace('<id>', id)), cwd }
+}
+
+/** The binary a harness's resume command runs. */
+export function resumeBinary(h: Harness): string | undefined {
+  return h.resumeHint?.split(/\s+/)[0]
+}
+
+/** A shell line for a resume command: `cd DIR && claude --resume ID`. */
+export function commandLine(c: ResumeCommand): string {
+  const q = (s: string) => (/^[\w@%+=:,./=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
+  return `cd ${q(c.cwd)} && ${c.argv.map(q).join(' ')}`
+}
+
+interface IndexEntry {
+  fingerprint: string
+  written: WrittenSession
+  cwd: string
+  at: string
+}
+type Index = Record<string, IndexEntry[]>
+
+function defaultStateDir(): string {
+  const xdg = process.env.XDG_STATE_HOME
+  return join(xdg && xdg !== '' ? xdg : join(homedir(), '.local', 'state'), 'ferry')
+}
+
+function loadIndex(file: string): Index {
+  if (!existsSync(file)) return {}
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8')) as unknown
+    return v && typeof v === 'object' ? (v as Index) : {}
+  } catch {
+    return {}
+  }
+}
+
+function saveIndex(file: string, idx: Index): void {
+  mkdirSync(dirname(file), { recursive: true })
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, JSON.stringify(idx, null, 1) + '\n')
+  renameSync(tmp, file)
+}
+
+function fingerprint(path: string | undefined, info: { updated_at?: string; message_count?: number }): string {
+  const h = createHash('sha256')
+  if (path && existsSync(path)) {
+    const st = statSync(path)
+    h.update(`${st.size}:${st.mtimeMs}`)
+  }
+  h.update(`${info.updated_at ?? ''}:${info.message_count ?? ''}`)
+  return h.digest('hex').slice(0, 16)
+}
+
+/** Continues session `ref` in harness `to`. */
+export async function continueSession(ctx: StoreContext, ref: string, to: string, opts: ContinueOptions = {}): Promise<ContinueResult> {
+  const target = getHarness(to)
+  if (!target.sink || target.kind !== 'store') throw new UsageError(`${target.name} (${target.id}) cannot be continued into`)
+  const { harness, session } = await resolveRef(ctx, ref)
+  if (harness.id === target.id) throw new UsageError(`${ref} is already a ${target.name} session: resume it there (${resumeCommand(target, session.id, session.cwd ?? '.').argv.join(' ')})`)
+  const notes: string[] = []
+  let cwd = opts.cwd ?? session.cwd
+  if (!cwd || !existsSync(cwd)) {
+    const fb = opts.fallbackCwd ?? process.cwd()
+    if (!opts.cwd) notes.push(`session directory ${cwd ?? '(none)'} does not exist here; continuing in ${fb} (pass --cwd DIR to choose)`)
+    else notes.push(`--cwd ${cwd} does not exist; continuing in ${fb}`)
+    cwd = fb
+  }
+  const key = `${harness.id}:${session.id}>${target.id}@${cwd}`
+  const fp = fingerprint(session.path, session)
+  const file = join(opts.stateDir ?? defaultStateDir(), 'continued.json')
+  const idx = loadIndex(file)
+  const prior = (idx[key] ?? []).filter((e) => existsSync(e.written.path))
+  const same = prior.find((e) => e.fingerprint === fp)
+  if (same && !opts.fresh) {
+    notes.push(`unchanged since ${same.at}: reusing ${target.id}:${same.written.id} (pass --new for a fresh copy)`)
+    return { written: same.written, command: resumeCommand(target, same.written.id, cwd), reused: true, notes }
+  }
+  // A fresh copy gets its own id: the sink derives ids from the source sid.
+  const suffix = prior.length > 0 ? `#${createHash('sha256').update(`${fp}:${Date.now()}:${prior.length}`).digest('hex').slice(0, 8)}` : ''
+  const source = harness.read!(ctx, session, { native: false })
+  const remap = mapRecords((rec: FerryRecord) => {
+    const r = suffix && 'sid' in rec ? ({ ...rec, sid: rec.sid + suffix } as FerryRecord) : rec
+    if (r.kind === 'session') return { ...r, cwd, ...(suffix ? { native_id: r.native_id + suffix } : {}) } as FerryRecord
+    return r
+  })
+  const sink = target.sink(ctx, {})
+  const written: WrittenSession[] = []
+  sink.on('written', (ws: WrittenSession) => written.push(ws))
+  await pipeline(source, remap, sink)
+  const main = written[0]
+  if (!main) throw new UsageError(`${ref}: nothing was written`)
+  if (prior.length > 0 && !same) notes.push(`the source grew since the last copy; wrote a new session ${main.id} (newer than ${prior.map((e) => e.written.id).join(', ')})`)
+  idx[key] = [...prior, { fingerprint: fp, written: main, cwd, at: new Date().toISOString() }]
+  saveIndex(file, idx)
+  return { written: main, command: resumeCommand(target, main.id, cwd), reused: false, notes }
+}

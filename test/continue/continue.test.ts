@@ -1,0 +1,59 @@
+// `ferry continue` as a real child process over the sample home: every
+// source × every writable store target, idempotence, --new, --exec.
+import t from 'tap'
+import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { listable, writable } from '../../lib/harness/registry.js'
+import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
+
+function setup(t: { teardown: (fn: () => void) => void }) {
+  const home = tempDir(t)
+  cpSync(join(FIXTURES, 'home'), home, { recursive: true })
+  const state = tempDir(t)
+  return { home, env: { XDG_STATE_HOME: state } }
+}
+
+t.test('every source into every writable store target', async (t) => {
+  const { home, env } = setup(t)
+  const sessions = jsonl((await ferry(['--home', home, 'ls', '--json'])).stdout).filter((s) => !s.parent)
+  const targets = writable().filter((h) => h.kind === 'store')
+  t.ok(sessions.length >= listable().length - 1)
+  const work = tempDir(t)
+  for (const s of sessions) {
+    for (const h of targets) {
+      if (h.id === s.harness) continue
+      const r = await ferry(['--home', home, 'continue', `${s.harness}:${s.id}`, '--with', h.id, '--json'], { env, cwd: work })
+      t.equal(r.code, 0, `${s.harness} → ${h.id}: ${r.stderr}`)
+      const [o] = jsonl(r.stdout)
+      t.ok(existsSync(o.path), `${s.harness} → ${h.id} written`)
+      t.ok(o.command.includes(o.id) || o.command.some((a: string) => a.includes(o.id)), 'command names the written id')
+      t.equal(o.cwd, work, 'missing cwd remapped to the current directory')
+      t.match(r.stderr, /does not exist here; continuing in/)
+      const found = jsonl((await ferry(['--home', home, 'ls', '--json', '--harness', h.id])).stdout)
+      if (h.id !== 'opencode') t.ok(found.some((x) => x.id === o.id), `${h.id}'s discovery finds ${o.id}`)
+    }
+  }
+})
+
+t.test('idempotence, --new, --exec with a stub agent, missing binary', async (t) => {
+  const { home, env } = setup(t)
+  const work = tempDir(t)
+  const a = jsonl((await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'claude-code', '--json', '--cwd', work], { env })).stdout)[0]
+  const b = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'claude-code', '--json', '--cwd', work], { env })
+  t.equal(jsonl(b.stdout)[0].id, a.id, 'unchanged source reuses the copy')
+  t.match(b.stderr, /reusing/)
+  const c = jsonl((await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'claude-code', '--json', '--new', '--cwd', work], { env })).stdout)[0]
+  t.not(c.id, a.id, '--new writes a fresh copy')
+  t.ok(existsSync(c.path))
+  const bin = tempDir(t)
+  const log = join(bin, 'log')
+  writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho "$PWD" > ${log}\necho "$@" >> ${log}\n`)
+  chmodSync(join(bin, 'claude'), 0o755)
+  const e = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'claude-code', '--exec', '--cwd', work], { env: { ...env, PATH: `${bin}:${process.env.PATH}` } })
+  t.equal(e.code, 0, e.stderr)
+  t.same(readFileSync(log, 'utf8').trim().split('\n'), [work, `--resume ${a.id}`], 'stub ran in the cwd with the resume argv')
+  const m = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'grok', '--exec', '--cwd', work], { env: { ...env, PATH: bin } })
+  t.equal(m.code, 1)
+  t.match(m.stderr, /grok \(Grok[^)]*\) is not on PATH; the session is written/)
+  t.notMatch(m.stderr, /\n\s+at /, 'no stack trace')
+})
