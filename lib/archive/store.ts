@@ -52,6 +52,9 @@ export class ArchiveWriter {
   private ord = 0
   private counts: SessionCounts = { added: 0, changed: 0, same: 0 }
   private toolNames = new Map<string, string>()
+  /** The open session had no row before: its counts are this run's, and nothing can have left its active branch. */
+  private fresh = false
+  private messages = 0
   /** Records written since the last commit. */
   pending = 0
   private readonly st
@@ -75,6 +78,8 @@ export class ArchiveWriter {
       finishSession: db.prepare(`UPDATE sessions SET end_rec = coalesce(@end_rec, end_rec), title = coalesce(@title, title), updated_at = coalesce(@updated_at, updated_at), model = coalesce(@model, model),
           message_count = (SELECT count(*) FROM records WHERE sid = @sid AND kind = 'message'), record_count = (SELECT count(*) FROM records WHERE sid = @sid),
           fingerprint = @fingerprint, ver = @ver WHERE sid = @sid`),
+      finishFresh: db.prepare(`UPDATE sessions SET end_rec = coalesce(@end_rec, end_rec), title = coalesce(@title, title), updated_at = coalesce(@updated_at, updated_at), model = coalesce(@model, model),
+          message_count = @messages, record_count = @records, fingerprint = @fingerprint, ver = @ver WHERE sid = @sid`),
       inactive: db.prepare('UPDATE records SET active = 0, ver = ? WHERE sid = ? AND seen < ? AND active = 1'),
       link: db.prepare('INSERT INTO links(child, parent, kind, tool_use_id, agent_id, at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(child) DO UPDATE SET parent = excluded.parent, kind = excluded.kind, tool_use_id = excluded.tool_use_id, agent_id = excluded.agent_id, at = excluded.at'),
       ftsDel: db.prepare('DELETE FROM fts WHERE rowid = ?'),
@@ -162,6 +167,8 @@ export class ArchiveWriter {
     this.sid = header.sid
     this.ord = 0
     this.counts = { added: 0, changed: 0, same: 0 }
+    this.fresh = !existed
+    this.messages = 0
     this.toolNames.clear()
     return !existed
   }
@@ -188,6 +195,7 @@ export class ArchiveWriter {
     const role = rec.kind === 'message' ? rec.role : null
     const ts = 'ts' in rec ? ((rec as { ts?: string | null }).ts ?? null) : null
     const ord = this.ord++
+    if (rec.kind === 'message') this.messages++
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
     const ins = this.st.insert.run(id, sid, ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native)
     const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; active: number; ord: number })
@@ -217,8 +225,10 @@ export class ArchiveWriter {
   finishSession(end: EndRec | undefined, opts: { complete: boolean; fingerprint?: string | null }): SessionCounts {
     const sid = this.sid
     if (!sid) return this.counts
-    if (opts.complete) this.st.inactive.run(this.ver, sid, this.gen)
-    this.st.finishSession.run({
+    // A new session's counts are known here; scanning its records again would cost as much as writing them.
+    const fresh = this.fresh && this.counts.changed === 0 && this.counts.same === 0
+    if (opts.complete && !fresh) this.st.inactive.run(this.ver, sid, this.gen)
+    ;(fresh ? this.st.finishFresh : this.st.finishSession).run({
       sid,
       end_rec: end ? JSON.stringify(end) : null,
       title: end?.title ?? null,
@@ -226,6 +236,7 @@ export class ArchiveWriter {
       model: end?.model ?? null,
       fingerprint: opts.complete ? (opts.fingerprint ?? null) : null,
       ver: this.ver,
+      ...(fresh ? { messages: this.messages, records: this.counts.added } : {}),
     })
     this.sid = null
     return this.counts
