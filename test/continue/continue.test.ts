@@ -1,7 +1,7 @@
 // `ferry continue` as a real child process over the sample home: every
 // source × every writable store target, idempotence, --new, --exec.
 import t from 'tap'
-import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { listable, writable } from '../../lib/harness/registry.js'
 import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
@@ -51,13 +51,22 @@ t.test('idempotence, --new, --exec with a stub agent, missing binary', async (t)
   const c = jsonl((await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'claude-code', '--json', '--new', '--cwd', work], { env })).stdout)[0]
   t.not(c.id, a.id, '--new writes a fresh copy')
   t.ok(existsSync(c.path))
+  // The source grows: the next continue writes a new session and names the older copy.
+  const rollout = jsonl((await ferry(['--home', home, 'ls', '--json', '--harness', 'codex'])).stdout).find((s) => s.id.startsWith('019a3c1e'))!.path
+  appendFileSync(rollout, JSON.stringify({ timestamp: '2026-11-02T09:20:00.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'And now?' }] } }) + '\n')
+  const g = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'claude-code', '--json', '--cwd', work], { env })
+  t.equal(g.code, 0, g.stderr)
+  const grown = jsonl(g.stdout)[0]
+  t.not(grown.id, a.id, 'a grown source is a new copy')
+  t.match(g.stderr, new RegExp(`the source grew since the last copy; wrote a new session ${grown.id} \\(newer than [^)]*${a.id}`))
+  t.match(readFileSync(grown.path, 'utf8'), /And now\?/, 'with the new turn')
   const bin = tempDir(t)
   const log = join(bin, 'log')
   writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho "$PWD" > ${log}\necho "$@" >> ${log}\n`)
   chmodSync(join(bin, 'claude'), 0o755)
   const e = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'claude-code', '--exec', '--cwd', work], { env: { ...env, PATH: `${bin}:${process.env.PATH}` } })
   t.equal(e.code, 0, e.stderr)
-  t.same(readFileSync(log, 'utf8').trim().split('\n'), [work, `--resume ${a.id}`], 'stub ran in the cwd with the resume argv')
+  t.same(readFileSync(log, 'utf8').trim().split('\n'), [work, `--resume ${grown.id}`], "stub ran in the cwd with the resume argv of the newest copy")
   const m = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'grok', '--exec', '--cwd', work], { env: { ...env, PATH: bin } })
   t.equal(m.code, 1)
   t.match(m.stderr, /grok \(Grok[^)]*\) is not on PATH; the session is written/)
