@@ -12,7 +12,7 @@ export const describe = 'Write a session into another agent\'s store and print (
 export function builder(y: Argv): Argv {
   return y
     .positional('ref', { type: 'string', describe: 'harness:id or a session path' })
-    .option('with', { type: 'string', demandOption: true, describe: `Agent to continue in: ${writable().filter((h) => h.kind === 'store').map((h) => h.id).join(', ')}` })
+    .option('with', { type: 'string', demandOption: true, describe: `Agent to continue in: ${writable().filter((h) => h.kind === 'store' && h.resumeHint).map((h) => h.id).join(', ')}` })
     .option('cwd', { type: 'string', describe: 'Directory to resume in (default: the session\'s own, when it exists)' })
     .option('new', { type: 'boolean', default: false, describe: 'Write a fresh copy even when an unchanged one exists' })
     .option('exec', { type: 'boolean', default: false, describe: 'Run the resume command in this terminal' })
