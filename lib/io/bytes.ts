@@ -10,7 +10,7 @@
  * and the compressed byte offset, after everything decoded before it has
  * been passed on.
  */
-import { createReadStream } from 'node:fs'
+import { close, createReadStream, open as openFd, read } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { Transform, type Readable, type TransformCallback } from 'node:stream'
 import * as zlib from 'node:zlib'
@@ -148,14 +148,33 @@ export interface OpenBytesOptions {
   highWaterMark?: number
   /** Which zstd decoder (default: native when this Node has it, else fzstd). */
   decoder?: ZstdDecoder
+  /** Read a plain file only up to this byte offset (exclusive); a compressed file is read whole. */
+  endByte?: number
 }
 
 /** The file's (decompressed) bytes as a stream, and whether it was compressed. */
 export async function openBytes(path: string, opts: OpenBytesOptions = {}): Promise<{ stream: Readable; compressed: boolean }> {
-  const compressed = opts.compressed ?? (await hasZstdMagic(path))
-  const raw = createReadStream(path, { highWaterMark: opts.highWaterMark ?? 256 * 1024 })
+  // One descriptor for the sniff and the stream: for thousands of small
+  // sessions, opens were a good part of the per-session cost.
+  const fd = await new Promise<number>((res, rej) => openFd(path, 'r', (err, fd) => (err ? rej(err) : res(fd))))
+  let compressed: boolean
+  try {
+    compressed = opts.compressed ?? (await sniffZstd(fd))
+  } catch (err) {
+    close(fd, () => {})
+    throw err
+  }
+  const end = !compressed && opts.endByte !== undefined ? { end: opts.endByte - 1 } : {}
+  const raw = createReadStream(path, { fd, start: 0, ...end, highWaterMark: opts.highWaterMark ?? 256 * 1024 })
   if (!compressed) return { stream: raw, compressed }
   const dec = zstdDecompress(path, opts.decoder)
   raw.on('error', (err) => dec.destroy(err))
+  // A consumer that stops early destroys the decoder; the file must close with it.
+  dec.on('close', () => raw.destroy())
   return { stream: raw.pipe(dec), compressed }
+}
+
+function sniffZstd(fd: number): Promise<boolean> {
+  const b = Buffer.alloc(4)
+  return new Promise((res, rej) => read(fd, b, 0, 4, 0, (err, n) => (err ? rej(err) : res(n === 4 && b.readUInt32LE(0) === ZSTD_MAGIC))))
 }

@@ -6,7 +6,7 @@
  * can tell a torn line from a bad one (`LineReporter.bad`).
  */
 import { open } from 'node:fs/promises'
-import { close, createReadStream, fstat, open as fsOpen, read } from 'node:fs'
+import { close, fstat, open as fsOpen, read } from 'node:fs'
 import { promisify } from 'node:util'
 import type { Readable } from 'node:stream'
 import type { Code } from '../codes.js'
@@ -81,20 +81,10 @@ export async function* readLines(ctx: LineContext, path: string, opts: ReadLines
   })
   let stream: Readable
   const hwm = opts.highWaterMark ?? 256 * 1024
-  if (opts.endByte !== undefined) {
-    if (opts.endByte === 0) return
-    const opened = await openBytes(path, { highWaterMark: hwm })
-    if (opts.info) opts.info.compressed = opened.compressed
-    if (opened.compressed) stream = opened.stream
-    else {
-      opened.stream.destroy()
-      stream = createReadStream(path, { start: 0, end: opts.endByte - 1, highWaterMark: hwm })
-    }
-  } else {
-    const opened = await openBytes(path, { highWaterMark: hwm })
-    if (opts.info) opts.info.compressed = opened.compressed
-    stream = opened.stream
-  }
+  if (opts.endByte === 0) return
+  const opened = await openBytes(path, { highWaterMark: hwm, ...(opts.endByte !== undefined ? { endByte: opts.endByte } : {}) })
+  if (opts.info) opts.info.compressed = opened.compressed
+  stream = opened.stream
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       splitter.push(chunk)
