@@ -16,6 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const outDir = join(root, 'bench', 'out')
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
+const check = args.includes('--check')
 const only = args.filter((a) => !a.startsWith('--'))
 mkdirSync(outDir, { recursive: true })
 
@@ -55,6 +56,7 @@ function measure(script, scriptArgs, opts = {}) {
 }
 
 const baselines = new Map()
+const ratios = []
 
 const b = {
   quick,
@@ -118,6 +120,20 @@ const b = {
     print(row)
     return { ...row, stdout: r.stdout }
   },
+  /**
+   * Records one guarded ratio for the closing table: `value` is higher-is-better
+   * (a speed ratio to the workload's baseline) unless `kind` is 'max' (an RSS
+   * ratio, lower is better). `--check` compares it with bench/floors.json.
+   */
+  ratio(name, value, what, extra = {}) {
+    if (!Number.isFinite(value)) return
+    ratios.push({ name, value, kind: 'min', what })
+    if (extra.rss !== undefined && Number.isFinite(extra.rss)) ratios.push({ name: `${name} (peak RSS)`, value: extra.rss, kind: 'max', what: 'peak RSS vs the baseline' })
+  },
+  /** Records a lower-is-better ratio (RSS) for the closing table. */
+  ceiling(name, value, what) {
+    if (Number.isFinite(value)) ratios.push({ name, value, kind: 'max', what })
+  },
   /** Prints a free-form result row (recall, counts…). */
   report(label, note, extra = {}) {
     print({ label, note, ...extra })
@@ -164,4 +180,33 @@ for (const f of workloads) {
     process.exitCode = 1
   }
 }
-writeFileSync(join(outDir, 'last-run.json'), JSON.stringify(rows, null, 2))
+writeFileSync(join(outDir, 'last-run.json'), JSON.stringify({ rows, ratios }, null, 2))
+summary()
+
+/**
+ * The one table of every guarded ratio, with the floor (or ceiling) recorded
+ * in bench/floors.json for this Node major when there is one; `--check`
+ * exits 1 when a ratio is on the wrong side of its floor. Floors are for the
+ * full-size run: a --quick run prints them but never fails on them.
+ */
+function summary() {
+  const floors = JSON.parse(readFileSync(join(root, 'bench', 'floors.json'), 'utf8')).floors
+  const major = process.versions.node.split('.')[0]
+  console.log(`\n# ratios to baseline (node ${process.version}${quick ? ', quick: floors not enforced' : ''})`)
+  console.log(['ratio'.padEnd(58), 'value'.padStart(7), 'floor'.padStart(9), '  result'].join(''))
+  let bad = 0
+  for (const r of ratios) {
+    const f = floors[r.name]
+    const limit = f?.[`${r.kind}@${major}`] ?? f?.[r.kind]
+    const ok = limit === undefined || (r.kind === 'min' ? r.value >= limit : r.value <= limit)
+    if (!ok) bad++
+    const lim = limit === undefined ? '—' : `${r.kind === 'min' ? '≥' : '≤'} ${limit.toFixed(2)}`
+    console.log([r.name.padEnd(58), `${r.value.toFixed(2)}×`.padStart(7), lim.padStart(9), `  ${limit === undefined ? '' : ok ? 'ok' : 'BELOW FLOOR'}`, `  ${r.what}`].join(''))
+  }
+  const missing = Object.keys(floors).filter((k) => !ratios.some((r) => r.name === k))
+  if (missing.length && !only.length) console.log(`not measured this run: ${missing.join('; ')}`)
+  if (check && !quick) {
+    console.log(bad ? `bench --check: ${bad} ratio(s) below floor` : 'bench --check: every ratio at or above its floor')
+    if (bad) process.exitCode = 1
+  }
+}

@@ -2,6 +2,7 @@
 // 64 MiB with --quick), next to the baseline loop on the same file:
 //   - `cat --no-native`: the two-pass source alone (uuid index, then the active
 //     branch with split assistant lines merged), serialised as the interchange stream;
+//   - `convert --to codex`: the cross-harness path (speed and peak RSS guarded);
 //   - `convert --to claude-code`: read + write back, same harness (native lines
 //     passed through: the output is byte-identical);
 //   - `write --to claude-code` from the interchange stream: the sink writing
@@ -18,8 +19,12 @@ export default async function (b) {
   const file = b.findFiles(join(home, '.claude', 'projects'), /\.jsonl$/)[0]
   const bytes = b.size(file)
   await b.baseline(`claude-code ${size}`, file)
-  await b.ferry(`claude-code ${size} → ferry cat --no-native`, ['--home', home, 'cat', file, '--no-native'], { bytes })
+  const cat = await b.ferry(`claude-code ${size} → ferry cat --no-native`, ['--home', home, 'cat', file, '--no-native'], { bytes })
+  b.ratio(`claude-code ${size} → ferry cat --no-native`, cat.vsBaseline, 'MB/s vs the loop on the same file')
   const out = join(b.outDir, 'claude-code-out')
+  rmSync(out, { recursive: true, force: true })
+  const cx = await b.ferry(`claude-code ${size} → codex`, ['--home', home, 'convert', file, '--to', 'codex', '--out', out], { bytes })
+  b.ratio(`claude-code ${size} → codex`, cx.vsBaseline, 'MB/s vs the loop on the same file', { rss: cx.rssVsBaseline })
   rmSync(out, { recursive: true, force: true })
   await b.ferry(`claude-code ${size} → convert --to claude-code (native)`, ['--home', home, 'convert', file, '--to', 'claude-code', '--out', out], { bytes })
   rmSync(out, { recursive: true, force: true })

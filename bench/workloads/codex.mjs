@@ -22,9 +22,11 @@ export default async function (b) {
     await b.ferry(`${label}.zst → stream`, ['--home', home, 'cat', zst, '--no-native'], { bytes, against: label, note: 'target 60%' })
     const out = join(b.outDir, `codex-to-claude-${size}`)
     rmSync(out, { recursive: true, force: true })
-    await b.ferry(`${label} → claude-code`, ['--home', home, 'convert', file, '--to', 'claude-code', '--out', out], { bytes, against: label })
+    const plain = await b.ferry(`${label} → claude-code`, ['--home', home, 'convert', file, '--to', 'claude-code', '--out', out], { bytes, against: label })
+    b.ratio(`${label} → claude-code`, plain.vsBaseline, 'MB/s vs the loop on the plain file')
     rmSync(out, { recursive: true, force: true })
-    await b.ferry(`${label}.zst → claude-code`, ['--home', home, 'convert', zst, '--to', 'claude-code', '--out', out], { bytes, against: label })
+    const z = await b.ferry(`${label}.zst → claude-code`, ['--home', home, 'convert', zst, '--to', 'claude-code', '--out', out], { bytes, against: label })
+    b.ratio(`${label}.zst → claude-code`, z.vsBaseline, 'MB/s (uncompressed) vs the loop on the plain file', { rss: z.rssVsBaseline })
     rmSync(out, { recursive: true, force: true })
   }
   // One pathological line: linear cost and bounded memory, not a crash.
@@ -32,5 +34,6 @@ export default async function (b) {
   const home = await b.gen(['--harness', 'codex', '--big', bigLine, '--line-size', bigLine])
   const file = b.findFiles(home, /\.jsonl$/)[0]
   if (!b.quick) b.report(`codex one ${bigLine} line: baseline loop`, 'skipped: split2 is quadratic here (~189 s, 2 GB per notes/node20.md)')
-  await b.ferry(`codex one ${bigLine} line → stream`, ['--home', home, 'cat', file, '--no-native'], { bytes: b.size(file), against: 'no baseline' })
+  const one = await b.ferry(`codex one ${bigLine} line → stream`, ['--home', home, 'cat', file, '--no-native'], { bytes: b.size(file), against: 'no baseline' })
+  b.ceiling(`codex one ${bigLine} line: peak RSS / line size`, (one.rssKiB * 1024) / b.size(file), 'peak RSS vs the size of the line')
 }

@@ -43,10 +43,12 @@ export default async function (b) {
   const home = await b.gen(['--harness', 'codex', '--big', size])
   const file = b.findFiles(home, /\.jsonl$/)[0]
   const fbytes = b.size(file)
+  await b.baseline(`codex ${size} (redact)`, file)
   const out = join(b.outDir, `redact-codex-${size}`)
   rmSync(out, { recursive: true, force: true })
   await b.ferry(`codex ${size} → claude-code`, ['--home', home, 'convert', file, '--to', 'claude-code', '--out', out], { bytes: fbytes })
   rmSync(out, { recursive: true, force: true })
-  await b.ferry(`codex ${size} → claude-code --redact`, ['--home', home, 'convert', file, '--to', 'claude-code', '--out', out, '--redact'], { bytes: fbytes })
+  const red = await b.ferry(`codex ${size} → claude-code --redact`, ['--home', home, 'convert', file, '--to', 'claude-code', '--out', out, '--redact'], { bytes: fbytes })
+  b.ratio(`codex ${size} → claude-code --redact`, red.vsBaseline, 'MB/s vs the loop on the same file', { rss: red.rssVsBaseline })
   rmSync(out, { recursive: true, force: true })
 }

@@ -27,6 +27,9 @@ function quietEpipe(): void {
   // `ferry cat … | head -1`: the reader is gone; stop quietly with success.
   process.stdout.on('error', (err) => {
     if (isEpipe(err)) process.exit(process.exitCode ?? 0)
+    // A pipeline that failed (a truncated .zst under `cat`) destroys stdout with
+    // its error; the pipeline's rejection reports it as one located line.
+    if (err instanceof FerryError) return
     throw err
   })
 }

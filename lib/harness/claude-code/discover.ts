@@ -11,6 +11,7 @@ import { sessionKey } from '../../model.js'
 import type { SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import { readHead, type LineContext } from '../../io/line-file.js'
+import { mapAhead } from '../../io/ahead.js'
 import { readMeta } from './meta.js'
 
 export const HARNESS = 'claude-code' as const
@@ -62,7 +63,8 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
 }
 
 export async function* discover(ctx: StoreContext, root: string): AsyncGenerator<SessionInfo> {
-  for await (const f of sessionFiles(root)) yield await infoFor(ctx, f)
+  // Heads and tails read a few files at a time, in order, lazily.
+  yield* mapAhead(sessionFiles(root), (f) => infoFor(ctx, f))
 }
 
 async function isFile(p: string): Promise<boolean> {

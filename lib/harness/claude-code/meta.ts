@@ -4,8 +4,7 @@
  * the run's line cap are passed over here, unreported: reading the session
  * is what reports them, with their line numbers.
  */
-import { stat } from 'node:fs/promises'
-import { readHead, readTail, type LineContext } from '../../io/line-file.js'
+import { readEnds, readTail, type LineContext } from '../../io/line-file.js'
 import { scanTop, str, type Scalar } from './scan.js'
 import { promptTitle } from './text.js'
 
@@ -18,6 +17,10 @@ const TAIL_BYTES = 256 * 1024
  * for a model or a prompt title, so listing a store stays cheap.
  */
 const PARSE_BUDGET = 256 * 1024
+
+const TITLE_MARK = Buffer.from('-title"')
+const SUMMARY_MARK = Buffer.from('"summary"')
+const ASSISTANT_MARK = Buffer.from('"assistant"')
 
 const HEAD_KEYS = new Set(['type', 'cwd', 'version', 'gitBranch', 'timestamp', 'isMeta', 'isSidechain', 'isCompactSummary', 'sessionId'])
 const TAIL_KEYS = new Set(['type', 'timestamp', 'customTitle', 'aiTitle', 'summary', 'leafUuid', 'isSidechain'])
@@ -52,11 +55,11 @@ function modelOf(line: Buffer): string | undefined {
 }
 
 export async function readMeta(ctx: LineContext, path: string): Promise<SessionMeta> {
-  const st = await stat(path)
-  const meta: SessionMeta = { bytes: st.size, mtime: st.mtime }
+  const ends = await readEnds(path, { maxBytes: HEAD_BYTES, maxLines: HEAD_LINES }, TAIL_BYTES)
+  const meta: SessionMeta = { bytes: ends.size, mtime: ends.mtime }
   const withinCap = (line: Buffer): boolean => line.length <= ctx.maxLineBytes
   let firstPrompt: string | undefined
-  const head = await readHead(path, { maxBytes: HEAD_BYTES, maxLines: HEAD_LINES })
+  const head = ends.head
   for (const line of head.lines.filter(withinCap)) {
     const f = scanTop(line, HEAD_KEYS)
     if (!f) continue
@@ -79,12 +82,18 @@ export async function readMeta(ctx: LineContext, path: string): Promise<SessionM
   let custom: string | undefined
   let ai: string | undefined
   let summary: string | undefined
-  let lastModel: string | undefined
-  for (const line of (await readTail(path, st.size, TAIL_BYTES)).filter(withinCap)) {
+  // The tail's model is needed only when the head had none: found from the last assistant line back.
+  const assistants: Buffer[] = []
+  const tail = (ends.tail ?? (await readTail(path, ends.size, TAIL_BYTES))).filter(withinCap)
+  // updated_at: the last line that has a timestamp, found from the end.
+  for (let i = tail.length - 1; i >= 0 && !meta.updatedAt; i--) meta.updatedAt = str(scanTop(tail[i]!, TAIL_KEYS)?.timestamp)
+  for (const line of tail) {
+    // A byte prefilter: only lines that can be a title or (when the head had no model) an assistant turn are scanned.
+    // Title entries are small and start with their type, so their first bytes are enough to look at.
+    const start = line.subarray(0, 512)
+    if (!(start.includes(TITLE_MARK) || start.includes(SUMMARY_MARK) || (!meta.model && line.includes(ASSISTANT_MARK)))) continue
     const f: Record<string, Scalar> | null = scanTop(line, TAIL_KEYS)
     if (!f) continue
-    const ts = str(f.timestamp)
-    if (ts) meta.updatedAt = ts
     switch (str(f.type)) {
       case 'custom-title':
         custom = str(f.customTitle) ?? custom
@@ -96,11 +105,11 @@ export async function readMeta(ctx: LineContext, path: string): Promise<SessionM
         summary = str(f.summary) ?? summary
         break
       case 'assistant':
-        lastModel = modelOf(line) ?? lastModel
+        if (!meta.model) assistants.push(line)
         break
     }
   }
-  meta.model ??= lastModel
+  for (let i = assistants.length - 1; i >= 0 && !meta.model; i--) meta.model = modelOf(assistants[i]!)
   if (custom) [meta.title, meta.titleSource] = [custom, 'custom']
   else if (ai) [meta.title, meta.titleSource] = [ai, 'ai']
   else if (summary) [meta.title, meta.titleSource] = [summary, 'summary']

@@ -9,7 +9,8 @@ import { readdir, stat } from 'node:fs/promises'
 import { basename, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { AmbiguousError } from '../../errors.js'
-import { readHead, readLines, readTail } from '../../io/line-file.js'
+import { readEnds, readLines, type Ends } from '../../io/line-file.js'
+import { mapAhead } from '../../io/ahead.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { userContextKind } from './context.js'
 import { isUuid } from './ids.js'
@@ -92,18 +93,19 @@ const HEAD_BYTES = 2 * 1024 * 1024
 
 export async function describe(path: string, opts: { archived?: boolean; names?: Map<string, string> } = {}): Promise<SessionInfo | null> {
   const name = parseRolloutName(basename(path))
-  let st
+  let ends: Ends
   try {
-    st = await stat(path)
+    ends = await readEnds(path, { maxLines: HEAD_LINES, maxBytes: HEAD_BYTES }, TAIL_BYTES)
   } catch {
-    return null
+    // Unreadable but there: the file name still gives the id.
+    try {
+      const st = await stat(path)
+      ends = { size: st.size, mtime: st.mtime, head: { lines: [], compressed: name?.compressed ?? false, whole: false }, tail: undefined }
+    } catch {
+      return null
+    }
   }
-  let head
-  try {
-    head = await readHead(path, { maxLines: HEAD_LINES, maxBytes: HEAD_BYTES })
-  } catch {
-    head = { lines: [], compressed: name?.compressed ?? false }
-  }
+  const head = ends.head
   const lines = head.lines.map((b) => b.toString('utf8'))
   let meta: any
   try {
@@ -147,8 +149,8 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
     sid: `codex:${id}`,
     path,
     locator: { path, ...(head.compressed ? { compressed: true } : {}) },
-    bytes: st.size,
-    updated_at: (head.compressed ? undefined : await lastTimestamp(path, st.size)) ?? st.mtime.toISOString(),
+    bytes: ends.size,
+    updated_at: (ends.tail && lastTimestamp(ends.tail)) ?? ends.mtime.toISOString(),
   }
   if (typeof meta?.cwd === 'string') info.cwd = meta.cwd
   if (title) {
@@ -165,15 +167,10 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
 }
 
 /** The `timestamp` of the last complete line, from the file's last 64 KiB (plain files only). */
-async function lastTimestamp(path: string, size: number): Promise<string | undefined> {
-  try {
-    const lines = await readTail(path, size, TAIL_BYTES)
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const m = /^\{"timestamp":"([^"]{10,40})"/.exec(lines[i]!.subarray(0, 80).toString('latin1'))
-      if (m && !Number.isNaN(Date.parse(m[1]!))) return m[1]
-    }
-  } catch {
-    /* unreadable tail: fall back to the mtime */
+function lastTimestamp(lines: Buffer[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = /^\{"timestamp":"([^"]{10,40})"/.exec(lines[i]!.subarray(0, 80).toString('latin1'))
+    if (m && !Number.isNaN(Date.parse(m[1]!))) return m[1]
   }
   return undefined
 }
@@ -187,8 +184,8 @@ function oneLine(s: string): string {
 
 export async function* discover(ctx: StoreContext, root: string, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const names = await threadNames(ctx, root)
-  for await (const f of allFiles(root, opts.all ?? false)) {
-    const info = await describe(f.path, { archived: f.archived, names })
+  // Heads and tails read a few files at a time, in order, lazily.
+  for await (const info of mapAhead(allFiles(root, opts.all ?? false), (f) => describe(f.path, { archived: f.archived, names }))) {
     if (info) yield info
   }
 }

@@ -1,0 +1,95 @@
+// Many small sessions (issue #20): 10,000 generated Claude Code sessions
+// (~800 MB; 1,000 with --quick), the shape of a real long history.
+//   - the baseline loop (split2 + JSON.parse + JSON.stringify) over the same files, one after the other;
+//   - `ferry convert --from claude-code --to ferry --out DIR` (target ≥ 0.9× that loop);
+//   - `ferry ls` and `ferry ls --json | head -1` (seconds; the ratio is to 1 s, the target);
+//   - `ferry ls` open/stat syscalls per session (strace -c, when strace is installed).
+// Run as a script with --baseline LIST it is the measured loop itself.
+import { spawn, spawnSync } from 'node:child_process'
+import { createReadStream, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const name = 'sessions'
+
+const self = fileURLToPath(import.meta.url)
+
+async function baselineList(list) {
+  const { default: split2 } = await import('split2')
+  const out = process.stdout
+  for (const file of readFileSync(list, 'utf8').split('\n').filter(Boolean)) {
+    await new Promise((res, rej) => {
+      const src = createReadStream(file).pipe(split2())
+      src.on('data', (line) => {
+        if (!line) return
+        let v
+        try {
+          v = JSON.parse(line)
+        } catch {
+          return
+        }
+        if (!out.write(JSON.stringify(v) + '\n')) {
+          src.pause()
+          out.once('drain', () => src.resume())
+        }
+      })
+      src.on('end', res)
+      src.on('error', rej)
+    })
+  }
+}
+
+if (process.argv[1] === self) {
+  const i = process.argv.indexOf('--baseline')
+  if (i > 0) await baselineList(process.argv[i + 1])
+}
+
+/** Seconds until the first line of `ferry ls --json` arrives and the pipe is closed (as `| head -1` does). */
+function firstLine(root, args) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint()
+    const child = spawn(process.execPath, [join(root, 'bin', 'ferry.js'), ...args], { stdio: ['ignore', 'pipe', 'ignore'] })
+    let got = false
+    child.stdout.on('data', () => {
+      if (got) return
+      got = true
+      child.stdout.destroy()
+    })
+    child.on('error', reject)
+    child.on('close', () => resolve(Number(process.hrtime.bigint() - t0) / 1e9))
+  })
+}
+
+/** open/openat and stat-family calls of one `ferry ls` run, from strace -c -f. */
+function syscalls(root, args) {
+  const out = join(dirname(self), '..', 'out', `strace-${process.pid}.txt`)
+  const r = spawnSync('strace', ['-f', '-c', '-o', out, process.execPath, join(root, 'bin', 'ferry.js'), ...args], { stdio: 'ignore' })
+  if (r.error || r.status !== 0) return undefined
+  const text = readFileSync(out, 'utf8')
+  rmSync(out, { force: true })
+  const count = (re) => text.split('\n').filter((l) => re.test(l.trim().split(/\s+/).pop() ?? '')).reduce((s, l) => s + Number(l.trim().split(/\s+/)[3] ?? 0), 0)
+  return { open: count(/^open(at)?$/), stat: count(/^(statx|newfstatat|fstat|stat|lstat)$/) }
+}
+
+export default async function (b) {
+  const n = b.quick ? 1000 : 10000
+  const home = await b.gen(['--harness', 'claude', '--sessions', String(n), '--lines-per-session', '20'])
+  const files = b.findFiles(join(home, '.claude', 'projects'), /\.jsonl$/)
+  const bytes = files.reduce((s, f) => s + b.size(f), 0)
+  const list = join(b.outDir, 'sessions-files.txt')
+  writeFileSync(list, files.join('\n') + '\n')
+  const label = `${files.length} Claude Code sessions, ${(bytes / 1e6).toFixed(0)} MB`
+  const base = await b.script(`baseline loop over the files: ${label}`, self, ['--baseline', list], { bytes })
+  const out = join(b.outDir, 'sessions-export')
+  rmSync(out, { recursive: true, force: true })
+  const conv = await b.ferry(`convert --from claude-code --to ferry: ${label}`, ['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out], { bytes })
+  b.ratio('sessions: convert --from claude-code --to ferry', conv.mbs / base.mbs, 'MB/s vs the loop over the same files', { rss: conv.rssKiB / base.rssKiB })
+  rmSync(out, { recursive: true, force: true })
+  const ls = await b.ferry(`ferry ls: ${label}`, ['--home', home, 'ls'])
+  b.ratio('sessions: ferry ls', 1 / ls.seconds, 'target seconds (1 s) / seconds taken')
+  const first = await firstLine(b.root, ['--home', home, 'ls', '--json'])
+  b.report('ferry ls --json | head -1', `${first.toFixed(2)} s to the first line`)
+  b.ratio('sessions: ferry ls --json | head -1', 1 / first, 'target seconds (1 s) / seconds taken')
+  const sc = syscalls(b.root, ['--home', home, 'ls'])
+  if (sc) b.report('ferry ls syscalls per session', `${(sc.open / files.length).toFixed(1)} open, ${(sc.stat / files.length).toFixed(1)} stat (${sc.open} / ${sc.stat} in all)`)
+}

