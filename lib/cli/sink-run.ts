@@ -10,7 +10,7 @@ import { NotWrittenError, UsageError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
 import type { WriteOptions, WrittenSession } from '../harness/types.js'
 import { pipeline } from '../pipeline.js'
-import { writtenLine } from './io.js'
+import { report as printReport, stdoutIsReport, writtenLine } from './io.js'
 
 export async function runIntoSink(ctx: StoreContext, source: Readable, transforms: Transform[], to: string, opts: WriteOptions & Record<string, unknown>, json: boolean): Promise<WrittenSession[]> {
   const h = getHarness(to)
@@ -19,9 +19,10 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
   const written: WrittenSession[] = []
   // The stream harness on stdout: the records themselves are the output.
   const report = !(h.kind === 'stream' && !opts.out)
+  if (report) stdoutIsReport()
   sink.on('written', (ws: WrittenSession) => {
     written.push(ws)
-    if (report) process.stdout.write(writtenLine(ws, json) + '\n')
+    if (report) printReport(writtenLine(ws, json) + '\n')
   })
   try {
     await pipeline(source, ...transforms, sink)

@@ -92,6 +92,7 @@ export function parseStream(opts: ParseOptions): Transform {
       end: () => p.end(),
     }
     const done = new Promise<void>((res, rej) => {
+      p.on('error', (err) => (docError ??= err))
       p.on('end', () => {
         reader.end()
         res()
@@ -100,13 +101,25 @@ export function parseStream(opts: ParseOptions): Transform {
         rej(err instanceof FerryError ? err : new FerryError(`not a valid JSON document: ${err.message}`, { code: 'bad-document', source: opts.harness, position: { file } })),
       )
     })
+    // Awaited in flush; an error before then must not surface as an unhandled rejection.
+    done.catch(() => {})
     return done
   }
+  let docError: Error | null = null
   let docDone: Promise<void> | null = null
 
-  /** Looks at what arrived so far: decides once the first non-blank line is complete. */
+  /**
+   * Looks at what arrived so far: decides once the first non-blank line is
+   * complete. A document is recognised only by what a document starts with
+   * (`[`, an object without `kind`, or a first line that is not JSON and
+   * names no `kind` — pretty-printed `{`); a damaged or over-long first
+   * record line stays a line stream, so one bad line loses one record.
+   */
   const decide = (final: boolean): boolean => {
-    const all = Buffer.concat(head)
+    let all = Buffer.concat(head)
+    // A UTF-8 BOM (editors on Windows) is not part of the first line or of the document.
+    if (all.length >= 3 && all[0] === 0xef && all[1] === 0xbb && all[2] === 0xbf) all = all.subarray(3)
+    else if (all.length < 3 && !final && all.length > 0 && all[0] === 0xef) return false
     let i = 0
     while (i < all.length && (all[i] === 0x20 || all[i] === 0x0a || all[i] === 0x0d || all[i] === 0x09)) i++
     if (i >= all.length && !final) return false
@@ -117,10 +130,10 @@ export function parseStream(opts: ParseOptions): Transform {
     if (first.startsWith('[')) isDoc = true
     else if (first.startsWith('{')) {
       try {
-        const v = JSON.parse(first) as Record<string, unknown>
-        isDoc = typeof v.kind !== 'string'
+        const v = JSON.parse(first) as unknown
+        isDoc = typeof v !== 'object' || v === null || typeof (v as { kind?: unknown }).kind !== 'string'
       } catch {
-        isDoc = true
+        isDoc = !/"kind"\s*:/.test(first.slice(0, 4096))
       }
     }
     head = []
@@ -140,7 +153,10 @@ export function parseStream(opts: ParseOptions): Transform {
     readableHighWaterMark: 64,
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       if (mode === 'lines') splitter.push(chunk)
-      else if (mode === 'document') doc!.write(chunk)
+      else if (mode === 'document') {
+        if (docError) return cb()
+        doc!.write(chunk)
+      }
       else {
         head.push(chunk)
         decide(false)
