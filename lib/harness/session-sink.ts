@@ -34,6 +34,17 @@ export interface SessionWriter {
   abort(err?: unknown): Promise<void>
 }
 
+const WRITTEN_KINDS = new Set<string>(['message', 'boundary', 'native'])
+
+/** A `native` whose format is not a string is not any writer's native: the record is written as modelled. */
+function wellFormedNative(rec: FerryRecord): FerryRecord {
+  const n = (rec as { native?: unknown }).native
+  if (n === undefined) return rec
+  if (n !== null && typeof n === 'object' && typeof (n as { format?: unknown }).format === 'string') return rec
+  const { native: _drop, ...rest } = rec as FerryRecord & { native?: unknown }
+  return rest as FerryRecord
+}
+
 export type OpenSession = (header: SessionRec) => Promise<SessionWriter>
 
 export interface SessionSinkOptions {
@@ -105,6 +116,9 @@ export class SessionSink extends Writable {
       default: {
         const sid = (rec as { sid?: unknown }).sid
         if (typeof sid !== 'string' || sid === '') return
+        // Kinds of a later minor version are ignored here, once, as the stream format says (never a writer's TypeError).
+        if (!WRITTEN_KINDS.has(rec.kind)) return
+        rec = wellFormedNative(rec)
         if (!this.current || sid !== this.currentSid) {
           // Header-less session (lenient mode): open one with what the record tells us.
           await this.cutShort()
