@@ -84,20 +84,29 @@ export function salvage(source: Readable): { source: Readable; failure: () => un
   let failed: unknown = null
   async function* run(): AsyncGenerator<FerryRecord> {
     let open: string | null = null
+    // An `end` is held until the next record: a reader may end its session and then fail (a zstd frame cut short).
+    let held: EndRec | null = null
     try {
       for await (const rec of source) {
         const r = rec as FerryRecord
+        if (held) yield held
+        held = null
         if (r.kind === 'session') open = r.sid
-        else if (r.kind === 'end' && r.sid === open) open = null
+        else if (r.kind === 'end' && r.sid === open) {
+          open = null
+          held = r
+          continue
+        }
         yield r
       }
+      if (held) yield held
     } catch (err) {
       failed = err ?? new Error('read failed')
-      if (open !== null) {
-        const code = (err as { code?: unknown })?.code
-        const end: EndRec = { kind: 'end', sid: open, id: recordId(open, 'end'), complete: false, warnings: [{ code: typeof code === 'string' ? code : 'internal', detail: errorMessage(err) }] } as EndRec
-        yield end
-      }
+      const code = (err as { code?: unknown })?.code
+      // `incomplete` tells writers not to commit this session as if it were whole.
+      const warning = { code: 'incomplete', detail: `${typeof code === 'string' ? `${code}: ` : ''}${errorMessage(err)}` }
+      if (held) yield { ...held, complete: false, warnings: [...(held.warnings ?? []), warning] }
+      else if (open !== null) yield { kind: 'end', sid: open, id: recordId(open, 'end'), complete: false, warnings: [warning] }
     }
   }
   return { source: Readable.from(run(), { objectMode: true, highWaterMark: 64 }), failure: () => failed }

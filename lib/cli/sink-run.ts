@@ -10,7 +10,7 @@ import { NotWrittenError, UsageError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
 import type { WriteOptions, WrittenSession } from '../harness/types.js'
 import { pipeline } from '../pipeline.js'
-import { report as printReport, stdoutIsReport, writtenLine } from './io.js'
+import { report as printReport, salvage, stdoutIsReport, writtenLine } from './io.js'
 
 export async function runIntoSink(ctx: StoreContext, source: Readable, transforms: Transform[], to: string, opts: WriteOptions & Record<string, unknown>, json: boolean): Promise<WrittenSession[]> {
   const h = getHarness(to)
@@ -24,11 +24,14 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
     written.push(ws)
     if (report) printReport(writtenLine(ws, json) + '\n')
   })
+  const salvaged = salvage(source)
   try {
-    await pipeline(source, ...transforms, sink)
+    await pipeline(salvaged.source, ...transforms, sink)
   } catch (err) {
     if (!(err instanceof NotWrittenError)) throw err
     process.exitCode = 1
   }
+  // The read failed midway: the sessions before it are written, the cut one is not; then the located error.
+  if (salvaged.failure()) throw salvaged.failure()
   return written
 }

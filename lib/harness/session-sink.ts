@@ -109,8 +109,12 @@ export class SessionSink extends Writable {
         return
       case 'end':
         if (!this.current || rec.sid !== this.currentSid) return
-        // The reader stopped inside this session (`complete: false`): what it read is not the whole session.
-        if (rec.complete === false) return this.cutShort(rec.warnings?.[0]?.detail)
+        // The read stopped inside this session (an `incomplete` warning, see salvage in the CLI): not the whole session.
+        // A plain `complete: false` (lines skipped, read to the end) is still written: the good records are the point.
+        {
+          const cut = rec.warnings?.find((w) => w?.code === 'incomplete')
+          if (cut) return this.cutShort(cut.detail)
+        }
         await this.finishCurrent(rec)
         return
       default: {
