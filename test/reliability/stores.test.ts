@@ -90,3 +90,27 @@ t.test('defect 13: a newline in an id or cwd cannot forge a line of the written 
   t.equal(r.code, 0, r.stderr)
   t.equal(r.stdout.trim().split('\n').length, 1, r.stdout)
 })
+
+t.test('defect 11: a rollback-journal database held by an exclusive writer is one located db-error, not a read of uncommitted pages', async (t) => {
+  const { openReadOnly } = await import('../../lib/io/sqlite-readonly.js')
+  const dir = tempDir(t)
+  const path = join(dir, 'x.db')
+  const w = new Database(path)
+  w.pragma('journal_mode = DELETE')
+  w.exec('CREATE TABLE t (v TEXT); INSERT INTO t VALUES (1)')
+  const free = openReadOnly(path, { source: 'test' })
+  t.equal(free.mode, 'immutable', 'unlocked: immutable as before')
+  free.close()
+  // The journal in memory: no -journal file tells a reader that a writer holds the database.
+  w.pragma('locking_mode = EXCLUSIVE')
+  w.pragma('journal_mode = MEMORY')
+  w.exec('BEGIN; INSERT INTO t VALUES (2); COMMIT')
+  let err: unknown = null
+  try {
+    openReadOnly(path, { source: 'test', busyTimeout: 50, attempts: 2 }).close()
+  } catch (e) {
+    err = e
+  }
+  t.match(err, { code: 'db-error', position: { file: path } })
+  w.close()
+})
