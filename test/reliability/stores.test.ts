@@ -114,3 +114,23 @@ t.test('defect 11: a rollback-journal database held by an exclusive writer is on
   t.match(err, { code: 'db-error', position: { file: path } })
   w.close()
 })
+
+t.test('defect 6: a re-run after a run cut between parent and sub-agent completes the store, without a duplicate', async (t) => {
+  const { fixtureCopy, FEATURE_ID, AGENT_ID } = await import('../harness/claude-code/helpers.js')
+  const { readdirSync, rmSync } = await import('node:fs')
+  const ctx = context({ home: fixtureCopy(t), diagnostics: new Diagnostics({ stream: null }) })
+  const out = tempDir(t)
+  const list = () => readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort()
+  await pipeline(await open(`claude-code:${FEATURE_ID}`, { ctx }), sink('claude-code', { ctx, out }))
+  const first = list()
+  const agent = first.find((p) => p.endsWith(`agent-${AGENT_ID}.jsonl`))!
+  t.ok(agent, 'the sub-agent went under its parent')
+  rmSync(agent)
+  rmSync(agent.replace(/\.jsonl$/, '.meta.json'), { force: true })
+  const dest = sink('claude-code', { ctx, out })
+  const written: string[] = []
+  dest.on('written', (w: { id: string }) => written.push(w.id))
+  await t.rejects(pipeline(await open(`claude-code:${FEATURE_ID}`, { ctx }), dest), { code: 'not-written', failures: [{ error: { code: 'exists' } }] })
+  t.same(written, [`agent-${AGENT_ID}`], 'only the missing sub-agent is written')
+  t.same(list(), first, 'the same files as the uninterrupted run: no duplicate top-level session')
+})

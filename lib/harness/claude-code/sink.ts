@@ -18,7 +18,7 @@ import { chmod, rm } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { v5 as uuidV5, validate as isUuid } from 'uuid'
 import type { StoreContext } from '../../context.js'
-import { FerryError, UnsafePathError } from '../../errors.js'
+import { ExistsError, FerryError, UnsafePathError } from '../../errors.js'
 import { AtomicFile, StagedFile } from '../../io/atomic.js'
 import {
   sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
@@ -154,7 +154,15 @@ class ClaudeWriter implements SessionWriter {
       path = join(target.projectDir, `${sessionId}.jsonl`)
     }
     insideStore(store, path)
-    const file = await AtomicFile.create(path, { force: opts.force === true, root: projectsDir(store) })
+    let file: AtomicFile
+    try {
+      file = await AtomicFile.create(path, { force: opts.force === true, root: projectsDir(store) })
+    } catch (err) {
+      // The parent is already in the store (a re-run, or a run cut between parent and sub-agent):
+      // its sub-agents still go under it, so a re-run completes the store instead of skipping them.
+      if (err instanceof ExistsError && agentId === undefined) written.set(header.sid, target)
+      throw err
+    }
     return new ClaudeWriter(ctx, header, opts, file, target, written, same, agentId, startTs)
   }
 
