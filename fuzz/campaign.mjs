@@ -75,6 +75,41 @@ const INSERTS = {
   garbage: () => Buffer.from('}{][ not json at all\n'),
 }
 
+/**
+ * Which lines of the original a mutation touched (indexes), for formats
+ * where a line is a record (the interchange stream): every other line's
+ * record must come through, before and after the damage.
+ */
+export function touchedLines(buf, m) {
+  const n = splitLines(buf).length
+  const li = (p) => Math.min(n - 1, Math.floor(p * n))
+  switch (m.op) {
+    case 'truncate': {
+      const { at } = applyMutation(buf, m)
+      const keep = splitLines(untouchedPrefix(buf, at)).length
+      return new Set(Array.from({ length: n - keep }, (_, k) => keep + k))
+    }
+    case 'flip': {
+      const k = Math.min(buf.length - 1, Math.floor(m.p * buf.length))
+      const idx = splitLines(buf.subarray(0, k + 1)).length - 1
+      // A flipped newline joins two lines: both are touched.
+      return new Set([idx, idx + 1])
+    }
+    case 'delete':
+    case 'duplicate':
+    case 'crlf-line':
+      return new Set([li(m.p)])
+    case 'swap':
+      return new Set()
+    case 'insert': {
+      // An insert before line i touches no original line, but a huge or broken line may swallow its neighbour only if it lacks a newline; ours end in one.
+      return new Set()
+    }
+    default:
+      return new Set()
+  }
+}
+
 /** Applies a mutation: the damaged bytes and the offset of the first byte it touched. */
 export function applyMutation(buf, m) {
   const lines = splitLines(buf)
@@ -237,6 +272,23 @@ export async function runOne(target, m, dir) {
       notes.push(`unlocated error: ${got.error?.stack ?? got.error}`)
     }
     const have = idsOf(got.records)
+    if (target.file) {
+      // The interchange stream: one record per line, so every untouched line's record must be there.
+      const touched = touchedLines(original, m)
+      const want = []
+      splitLines(original).forEach((l, i) => {
+        if (touched.has(i)) return
+        try {
+          const r = JSON.parse(l.toString('utf8'))
+          if (r.kind === 'message' || r.kind === 'boundary') want.push(r.id)
+        } catch {}
+      })
+      const missing = want.filter((id) => !have.has(id))
+      if (missing.length) {
+        counts.lost += missing.length
+        notes.push(`lost ${missing.length} record(s) of untouched lines: ${missing.slice(0, 3).join(', ')}`)
+      }
+    }
     // Lines cut inside a zstd frame or a UTF-8 sequence may end the prefix's last record early; ids must still be there.
     const lost = [...idsOf(base.records)].filter((id) => !have.has(id))
     if (lost.length) {

@@ -127,8 +127,19 @@ export function parseStream(opts: ParseOptions): Transform {
     if (nl < 0 && !final && all.length < 1024 * 1024) return false
     const first = all.subarray(i, nl < 0 ? all.length : nl).toString('utf8')
     let isDoc = false
-    if (first.startsWith('[')) isDoc = true
-    else if (first.startsWith('{')) {
+    if (first.startsWith('[')) {
+      // A document is one JSON value: a first line that is a whole array with records after it is a damaged stream.
+      const rest = nl < 0 ? '' : all.subarray(nl + 1, nl + 1 + 4096).toString('utf8')
+      if (rest.trim() === '' && !final && nl >= 0) return false
+      let whole = false
+      try {
+        JSON.parse(first)
+        whole = true
+      } catch {
+        whole = false
+      }
+      isDoc = whole ? rest.trim() === '' : !/"kind"\s*:/.test(rest)
+    } else if (first.startsWith('{')) {
       try {
         const v = JSON.parse(first) as unknown
         isDoc = typeof v !== 'object' || v === null || typeof (v as { kind?: unknown }).kind !== 'string'

@@ -53,3 +53,12 @@ t.test('a broken Messages document is one located error, never an unhandled reje
   const { error } = await parse('{\n  "messages": [ {"role": "user", "content": "hi"}, oops')
   t.match(error, { code: 'bad-document' })
 })
+
+t.test('a first line that is a whole JSON array (100k deep) before records is a damaged stream, not a document', async (t) => {
+  const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+  const { recs, error } = await parse([deep, ...lines].join('\n') + '\n')
+  t.equal(error, null)
+  t.equal(recs.length, lines.length, 'every record after it')
+  const doc = await parse(JSON.stringify([{ role: 'user', content: 'hi' }]) + '\n')
+  t.equal(doc.recs.filter((r) => r.kind === 'message').length, 1, 'a one-line array document is still a document')
+})
