@@ -61,3 +61,29 @@ export function tempDir(t: { teardown: (fn: () => void) => void }, prefix = 'fer
 export function jsonl(text: string): any[] {
   return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l))
 }
+
+/**
+ * Closes every session of a hand-built record list with its `end` record
+ * where it has none: sinks commit a session only on its end (#11 defect 5).
+ */
+export function complete<T extends { kind: string; sid?: unknown }>(records: T[]): T[] {
+  const out: T[] = []
+  let open: string | null = null
+  const close = () => {
+    if (open !== null) out.push({ kind: 'end', sid: open, id: `${open}:end`, complete: true } as unknown as T)
+    open = null
+  }
+  for (const r of records) {
+    const sid = typeof r.sid === 'string' ? r.sid : null
+    if (r.kind === 'end') {
+      if (sid === open) open = null
+      out.push(r)
+      continue
+    }
+    if (r.kind === 'session' || (sid !== null && sid !== open && r.kind !== 'stream')) close()
+    if (sid !== null && r.kind !== 'stream') open = sid
+    out.push(r)
+  }
+  close()
+  return out
+}

@@ -2,12 +2,114 @@
  * What the CLI prints besides records: written-session reports, the ls
  * table, and the final diagnostics summary.
  */
+import { Readable, Writable } from 'node:stream'
 import type { SessionInfo, WrittenSession } from '../harness/types.js'
 import type { Diagnostics } from '../diagnostics.js'
+import { errorMessage } from '../errors.js'
+import { recordId, type EndRec, type FerryRecord } from '../model.js'
+import { isEpipe } from '../pipeline.js'
+
+/** A tab, newline or CR inside a field (a cwd, an id) would forge a column or a line of the report: written as \t \n \r. */
+function field(s: string): string {
+  return s.replace(/[\t\n\r]/g, (c) => (c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+}
 
 export function writtenLine(ws: WrittenSession, json: boolean): string {
   if (json) return JSON.stringify(ws)
-  return [ws.harness, ws.id, ws.path, ...(ws.note ? [ws.note] : [])].join('\t')
+  return [ws.harness, ws.id, ws.path, ...(ws.note ? [ws.note] : [])].map(field).join('\t')
+}
+
+/**
+ * What stdout is for this run. For `cat` and the filters it carries the
+ * records: when its reader goes away (`ferry cat … | head -1`) there is
+ * nothing left to do, so ferry stops with success. For `write`/`convert` it
+ * is only a report: the sessions are the job, so a reader that went away
+ * stops the report and the job goes on (and fails or succeeds on its own).
+ */
+let stdoutRole: 'records' | 'report' = 'records'
+let stdoutGone = false
+
+export function stdoutIsReport(): void {
+  stdoutRole = 'report'
+}
+
+/** Writes one report line, unless stdout's reader has gone away. */
+export function report(line: string): void {
+  if (!stdoutGone) process.stdout.write(line)
+}
+
+/**
+ * Installed once by main: an error on stdout never becomes an uncaught
+ * exception. EPIPE ends a records run with success and silences a report;
+ * any other error (ENOSPC on `> /dev/full`, EIO) is one line on stderr and
+ * exit 1 (a report run finishes its job first and then fails).
+ */
+export function guardStdout(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (stdoutGone) return
+    stdoutGone = true
+    if (isEpipe(err)) {
+      if (stdoutRole === 'records') process.exit(process.exitCode ?? 0)
+      return
+    }
+    process.stderr.write(`ferry: error: cannot write to stdout: ${errorMessage(err)}\n`)
+    process.exitCode = 1
+    if (stdoutRole === 'records') process.exit(1)
+  })
+}
+
+/**
+ * stdout as the last stage of a pipeline. Passing process.stdout itself would
+ * let a failing stage destroy it, throwing away what was already buffered and
+ * leaving a torn last line; this one only forwards, with backpressure, and
+ * ends without closing stdout.
+ */
+export function stdoutStage(): Writable {
+  return new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      if (stdoutGone) return cb()
+      if (process.stdout.write(chunk)) cb()
+      else process.stdout.once('drain', () => cb())
+    },
+  })
+}
+
+/**
+ * Keeps a read that fails midway useful: every record read before the error
+ * goes on, the open session gets an `end` with `complete: false` naming the
+ * error, and the stream ends normally. `failure()` then gives the error, for
+ * the command to report as its one located line and exit 1 after the records.
+ */
+export function salvage(source: Readable): { source: Readable; failure: () => unknown } {
+  let failed: unknown = null
+  async function* run(): AsyncGenerator<FerryRecord> {
+    let open: string | null = null
+    // An `end` is held until the next record: a reader may end its session and then fail (a zstd frame cut short).
+    let held: EndRec | null = null
+    try {
+      for await (const rec of source) {
+        const r = rec as FerryRecord
+        if (held) yield held
+        held = null
+        if (r.kind === 'session') open = r.sid
+        else if (r.kind === 'end' && r.sid === open) {
+          open = null
+          held = r
+          continue
+        }
+        yield r
+      }
+      if (held) yield held
+    } catch (err) {
+      failed = err ?? new Error('read failed')
+      const code = (err as { code?: unknown })?.code
+      // `incomplete` tells writers not to commit this session as if it were whole.
+      const warning = { code: 'incomplete', detail: `${typeof code === 'string' ? `${code}: ` : ''}${errorMessage(err)}` }
+      if (held) yield { ...held, complete: false, warnings: [...(held.warnings ?? []), warning] }
+      else if (open !== null) yield { kind: 'end', sid: open, id: recordId(open, 'end'), complete: false, warnings: [warning] }
+    }
+  }
+  return { source: Readable.from(run(), { objectMode: true, highWaterMark: 64 }), failure: () => failed }
 }
 
 function cell(s: string | number | undefined, width: number): string {

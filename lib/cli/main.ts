@@ -9,6 +9,7 @@ import { errorMessage, FerryError, UsageError } from '../errors.js'
 import { isEpipe } from '../pipeline.js'
 import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
+import { guardStdout } from './io.js'
 import { storeOptions } from './options.js'
 import { STDIN_SENTINEL } from './sources.js'
 import { joinTransformValues, loadTransforms } from './transforms.js'
@@ -23,19 +24,8 @@ import * as search from './commands/search.js'
 import * as exportCmd from './commands/export.js'
 import * as cont from './commands/continue.js'
 
-function quietEpipe(): void {
-  // `ferry cat … | head -1`: the reader is gone; stop quietly with success.
-  process.stdout.on('error', (err) => {
-    if (isEpipe(err)) process.exit(process.exitCode ?? 0)
-    // A pipeline that failed (a truncated .zst under `cat`) destroys stdout with
-    // its error; the pipeline's rejection reports it as one located line.
-    if (err instanceof FerryError) return
-    throw err
-  })
-}
-
 export async function main(args: string[]): Promise<void> {
-  quietEpipe()
+  guardStdout()
   const transforms = await loadTransforms()
   const joined = joinTransformValues(args, transforms)
   const rawArgs = joined.map((a) => (a === '-' ? STDIN_SENTINEL : a))

@@ -10,7 +10,7 @@ import { NotWrittenError, UsageError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
 import type { WriteOptions, WrittenSession } from '../harness/types.js'
 import { pipeline } from '../pipeline.js'
-import { writtenLine } from './io.js'
+import { report as printReport, salvage, stdoutIsReport, writtenLine } from './io.js'
 
 export async function runIntoSink(ctx: StoreContext, source: Readable, transforms: Transform[], to: string, opts: WriteOptions & Record<string, unknown>, json: boolean): Promise<WrittenSession[]> {
   const h = getHarness(to)
@@ -19,15 +19,19 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
   const written: WrittenSession[] = []
   // The stream harness on stdout: the records themselves are the output.
   const report = !(h.kind === 'stream' && !opts.out)
+  if (report) stdoutIsReport()
   sink.on('written', (ws: WrittenSession) => {
     written.push(ws)
-    if (report) process.stdout.write(writtenLine(ws, json) + '\n')
+    if (report) printReport(writtenLine(ws, json) + '\n')
   })
+  const salvaged = salvage(source)
   try {
-    await pipeline(source, ...transforms, sink)
+    await pipeline(salvaged.source, ...transforms, sink)
   } catch (err) {
     if (!(err instanceof NotWrittenError)) throw err
     process.exitCode = 1
   }
+  // The read failed midway: the sessions before it are written, the cut one is not; then the located error.
+  if (salvaged.failure()) throw salvaged.failure()
   return written
 }

@@ -13,10 +13,15 @@
  * the stream has ended and any session failed, the sink fails with a
  * NotWrittenError listing them: the library's pipeline() rejects with it, the
  * CLI exits 1. Sessions written before and after a failed one stay written.
+ *
+ * A session is committed only on its `end` record. One that the input leaves
+ * without it (the stream was cut, even at a line boundary; the next session
+ * began) is incomplete: it is aborted and reported as `incomplete`, never
+ * committed as if it were whole.
  */
 import { Writable } from 'node:stream'
 import type { StoreContext } from '../context.js'
-import { asFerryError, NotWrittenError, type SessionFailure } from '../errors.js'
+import { asFerryError, FerryError, NotWrittenError, type SessionFailure } from '../errors.js'
 import { FERRY_FORMAT, parseSessionKey, type EndRec, type FerryRecord, type SessionRec } from '../model.js'
 import type { WrittenSession } from './types.js'
 
@@ -27,6 +32,17 @@ export interface SessionWriter {
   finish(end?: EndRec): Promise<WrittenSession | WrittenSession[] | void>
   /** Something failed: remove every temp file of this session. */
   abort(err?: unknown): Promise<void>
+}
+
+const WRITTEN_KINDS = new Set<string>(['message', 'boundary', 'native'])
+
+/** A `native` whose format is not a string is not any writer's native: the record is written as modelled. */
+function wellFormedNative(rec: FerryRecord): FerryRecord {
+  const n = (rec as { native?: unknown }).native
+  if (n === undefined) return rec
+  if (n !== null && typeof n === 'object' && typeof (n as { format?: unknown }).format === 'string') return rec
+  const { native: _drop, ...rest } = rec as FerryRecord & { native?: unknown }
+  return rest as FerryRecord
 }
 
 export type OpenSession = (header: SessionRec) => Promise<SessionWriter>
@@ -46,6 +62,8 @@ export class SessionSink extends Writable {
   private current: SessionWriter | null = null
   private currentSid: string | null = null
   private skipSid: string | null = null
+  /** A writer still being opened: destroy waits for it so its temp files are removed too. */
+  private opening: Promise<SessionWriter> | null = null
   readonly failures: SessionFailure[] = []
 
   constructor(
@@ -84,20 +102,30 @@ export class SessionSink extends Writable {
       case 'stream':
         return
       case 'session':
+        await this.cutShort()
         this.skipSid = null
-        await this.finishCurrent()
         this.currentSid = rec.sid
-        this.current = await this.openSession(rec)
+        this.current = await this.open(rec)
         return
       case 'end':
-        if (this.current && rec.sid === this.currentSid) await this.finishCurrent(rec)
+        if (!this.current || rec.sid !== this.currentSid) return
+        // The read stopped inside this session (an `incomplete` warning, see salvage in the CLI): not the whole session.
+        // A plain `complete: false` (lines skipped, read to the end) is still written: the good records are the point.
+        {
+          const cut = rec.warnings?.find((w) => w?.code === 'incomplete')
+          if (cut) return this.cutShort(cut.detail)
+        }
+        await this.finishCurrent(rec)
         return
       default: {
         const sid = (rec as { sid?: unknown }).sid
         if (typeof sid !== 'string' || sid === '') return
+        // Kinds of a later minor version are ignored here, once, as the stream format says (never a writer's TypeError).
+        if (!WRITTEN_KINDS.has(rec.kind)) return
+        rec = wellFormedNative(rec)
         if (!this.current || sid !== this.currentSid) {
           // Header-less session (lenient mode): open one with what the record tells us.
-          await this.finishCurrent()
+          await this.cutShort()
           const { harness, nativeId } = parseSessionKey(sid)
           const header: SessionRec = {
             kind: 'session',
@@ -108,11 +136,29 @@ export class SessionSink extends Writable {
             native_id: nativeId,
           }
           this.currentSid = sid
-          this.current = await this.openSession(header)
+          this.current = await this.open(header)
         }
         await this.current.write(rec)
       }
     }
+  }
+
+  private async open(header: SessionRec): Promise<SessionWriter> {
+    const p = this.openSession(header)
+    this.opening = p
+    try {
+      return await p
+    } finally {
+      this.opening = null
+    }
+  }
+
+  /** The open session ends without its `end` record: abort and report it. */
+  private async cutShort(why?: string): Promise<void> {
+    if (!this.current) return
+    const sid = this.currentSid ?? ''
+    const msg = why ? `the input is incomplete (${why}); not committed` : 'the input ended before its end record (cut short?); not committed'
+    await this.sessionFailed(new FerryError(msg, { code: 'incomplete' }), sid)
   }
 
   private async finishCurrent(end?: EndRec): Promise<void> {
@@ -125,9 +171,7 @@ export class SessionSink extends Writable {
   }
 
   override _final(cb: (err?: Error | null) => void): void {
-    const sid = this.currentSid ?? ''
-    this.finishCurrent()
-      .catch((err: unknown) => this.sessionFailed(err, sid))
+    this.cutShort()
       .then(() => this.opts.close?.())
       .then((more) => {
         for (const ws of more ?? []) this.emit('written', ws)
@@ -137,9 +181,11 @@ export class SessionSink extends Writable {
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
     const w = this.current
+    const opening = this.opening
     this.current = null
     Promise.resolve()
       .then(() => w?.abort(err))
+      .then(() => opening?.then((o) => o.abort(err), () => undefined))
       .then(() => (err ? this.opts.destroy?.(err) : undefined))
       .then(() => cb(err), () => cb(err))
   }

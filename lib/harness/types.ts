@@ -9,6 +9,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Locator, NativePass } from '../model.js'
 import type { StoreContext } from '../context.js'
+import { asFerryError } from '../errors.js'
 import type { ToolVocabulary } from '../vocabulary/types.js'
 
 /** What discovery knows about a session, found cheaply (no full parse). */
@@ -158,6 +159,23 @@ export function defineHarness<const Id extends string, RF extends Flags = {}, WF
     writeFlags: (spec.writeFlags ?? {}) as WF,
     ownsNative: spec.ownsNative ?? ((n) => typeof n?.format === 'string' && n.format.startsWith(prefix)),
     root: (ctx) => spec.store.root(ctx),
+    ...(spec.discover ? { discover: guardedDiscover(spec.id, spec.discover, (ctx) => spec.store.root(ctx)) } : {}),
+  }
+}
+
+/**
+ * A discovery that throws (a bug, or a store shape no one foresaw) is one
+ * located `discover-failed` report for its harness: `ferry ls` and `--from`
+ * go on with every other harness instead of failing as a whole.
+ */
+function guardedDiscover(id: string, discover: NonNullable<HarnessSpec<string>['discover']>, root: (ctx: StoreContext) => string): NonNullable<HarnessSpec<string>['discover']> {
+  return async function* (ctx, opts) {
+    try {
+      yield* discover(ctx, opts)
+    } catch (err) {
+      const e = asFerryError(err, 'discover-failed')
+      ctx.diagnostics.error('discover-failed', `listing stopped: ${e.message}`, e.position ?? { file: root(ctx) }, id)
+    }
   }
 }
 

@@ -92,6 +92,7 @@ export function parseStream(opts: ParseOptions): Transform {
       end: () => p.end(),
     }
     const done = new Promise<void>((res, rej) => {
+      p.on('error', (err) => (docError ??= err))
       p.on('end', () => {
         reader.end()
         res()
@@ -100,13 +101,25 @@ export function parseStream(opts: ParseOptions): Transform {
         rej(err instanceof FerryError ? err : new FerryError(`not a valid JSON document: ${err.message}`, { code: 'bad-document', source: opts.harness, position: { file } })),
       )
     })
+    // Awaited in flush; an error before then must not surface as an unhandled rejection.
+    done.catch(() => {})
     return done
   }
+  let docError: Error | null = null
   let docDone: Promise<void> | null = null
 
-  /** Looks at what arrived so far: decides once the first non-blank line is complete. */
+  /**
+   * Looks at what arrived so far: decides once the first non-blank line is
+   * complete. A document is recognised only by what a document starts with
+   * (`[`, an object without `kind`, or a first line that is not JSON and
+   * names no `kind` — pretty-printed `{`); a damaged or over-long first
+   * record line stays a line stream, so one bad line loses one record.
+   */
   const decide = (final: boolean): boolean => {
-    const all = Buffer.concat(head)
+    let all = Buffer.concat(head)
+    // A UTF-8 BOM (editors on Windows) is not part of the first line or of the document.
+    if (all.length >= 3 && all[0] === 0xef && all[1] === 0xbb && all[2] === 0xbf) all = all.subarray(3)
+    else if (all.length < 3 && !final && all.length > 0 && all[0] === 0xef) return false
     let i = 0
     while (i < all.length && (all[i] === 0x20 || all[i] === 0x0a || all[i] === 0x0d || all[i] === 0x09)) i++
     if (i >= all.length && !final) return false
@@ -114,13 +127,24 @@ export function parseStream(opts: ParseOptions): Transform {
     if (nl < 0 && !final && all.length < 1024 * 1024) return false
     const first = all.subarray(i, nl < 0 ? all.length : nl).toString('utf8')
     let isDoc = false
-    if (first.startsWith('[')) isDoc = true
-    else if (first.startsWith('{')) {
+    if (first.startsWith('[')) {
+      // A document is one JSON value: a first line that is a whole array with records after it is a damaged stream.
+      const rest = nl < 0 ? '' : all.subarray(nl + 1, nl + 1 + 4096).toString('utf8')
+      if (rest.trim() === '' && !final && nl >= 0) return false
+      let whole = false
       try {
-        const v = JSON.parse(first) as Record<string, unknown>
-        isDoc = typeof v.kind !== 'string'
+        JSON.parse(first)
+        whole = true
       } catch {
-        isDoc = true
+        whole = false
+      }
+      isDoc = whole ? rest.trim() === '' : !/"kind"\s*:/.test(rest)
+    } else if (first.startsWith('{')) {
+      try {
+        const v = JSON.parse(first) as unknown
+        isDoc = typeof v !== 'object' || v === null || typeof (v as { kind?: unknown }).kind !== 'string'
+      } catch {
+        isDoc = !/"kind"\s*:/.test(first.slice(0, 4096))
       }
     }
     head = []
@@ -140,7 +164,10 @@ export function parseStream(opts: ParseOptions): Transform {
     readableHighWaterMark: 64,
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       if (mode === 'lines') splitter.push(chunk)
-      else if (mode === 'document') doc!.write(chunk)
+      else if (mode === 'document') {
+        if (docError) return cb()
+        doc!.write(chunk)
+      }
       else {
         head.push(chunk)
         decide(false)

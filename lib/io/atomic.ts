@@ -6,9 +6,16 @@
  * discovery mistakes them for sessions; a signal handler removes the ones of
  * this process on SIGINT/SIGTERM/SIGHUP and on exit (signal-exit).
  *
- * Small whole files go through write-file-atomic; streamed files use
- * AtomicFile (temp file, fsync, rename) because write-file-atomic wants the
- * whole content up front.
+ * Streamed files use AtomicFile; small whole files use writeWholeFile or
+ * StagedFile (written now, renamed into place later, so side files can be
+ * committed with the session they belong to). All of them write the temp file
+ * with a loop that checks every write's byte count (a full disk shows up as a
+ * short write or ENOSPC, never as a shorter file), fsync it, and commit it
+ * through the same no-clobber rename.
+ *
+ * Every writer takes an optional store `root`: the target's directory must
+ * resolve, symlinks followed, inside the root (insideRoot), so no path or
+ * symlinked directory inside a store makes a write leave it.
  */
 import { randomBytes } from 'node:crypto'
 import { createWriteStream, rmSync, type WriteStream } from 'node:fs'
@@ -16,8 +23,8 @@ import { mkdir, link, open, rename, rm, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { once } from 'node:events'
 import { onExit } from 'signal-exit'
-import writeFileAtomic from 'write-file-atomic'
 import { ExistsError } from '../errors.js'
+import { insideRoot } from './inside-root.js'
 
 export const TEMP_PREFIX = '.ferry-tmp-'
 
@@ -81,13 +88,21 @@ export class AtomicFile {
     })
   }
 
-  static async create(path: string, opts: { force?: boolean } = {}): Promise<AtomicFile> {
+  static async create(path: string, opts: { force?: boolean; root?: string } = {}): Promise<AtomicFile> {
     if (!opts.force && (await exists(path))) throw new ExistsError(path)
-    await mkdir(dirname(path), { recursive: true })
+    await prepareDir(path, opts.root)
     const tmp = tempPathFor(path)
+    // Tracked before it exists: a signal or a failure while it is opening still removes it.
     track(tmp)
     const stream = createWriteStream(tmp, { flags: 'wx', highWaterMark: 256 * 1024 })
-    await once(stream, 'open')
+    try {
+      await once(stream, 'open')
+    } catch (err) {
+      stream.destroy()
+      live.delete(tmp)
+      await rm(tmp, { force: true })
+      throw err
+    }
     return new AtomicFile(path, tmp, stream)
   }
 
@@ -137,9 +152,9 @@ export class AtomicDir {
     this.tmp = tmp
   }
 
-  static async create(path: string, opts: { force?: boolean } = {}): Promise<AtomicDir> {
+  static async create(path: string, opts: { force?: boolean; root?: string } = {}): Promise<AtomicDir> {
     if (!opts.force && (await exists(path))) throw new ExistsError(path)
-    await mkdir(dirname(path), { recursive: true })
+    await prepareDir(path, opts.root)
     const tmp = tempPathFor(path)
     track(tmp)
     await mkdir(tmp)
@@ -174,9 +189,75 @@ export class AtomicDir {
   }
 }
 
-/** Writes a small whole file atomically (write-file-atomic: temp, fsync, rename). */
-export async function writeWholeFile(path: string, data: string | Buffer, opts: { force?: boolean; mode?: number } = {}): Promise<void> {
-  if (!opts.force && (await exists(path))) throw new ExistsError(path)
+/** Checks the target against the store root, then creates its directory (and checks again: mkdir may have followed a link). */
+async function prepareDir(path: string, root: string | undefined): Promise<void> {
+  if (root !== undefined) await insideRoot(root, path)
   await mkdir(dirname(path), { recursive: true })
-  await writeFileAtomic(path, data, opts.mode === undefined ? {} : { mode: opts.mode })
+  if (root !== undefined) await insideRoot(root, path)
+}
+
+/** Writes all of `data` to a new file `tmp` ('wx'), checking each write's count, and fsyncs it. */
+async function writeAll(tmp: string, data: string | Buffer, mode: number | undefined): Promise<void> {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+  const fh = await open(tmp, 'wx', mode ?? 0o666)
+  try {
+    let off = 0
+    while (off < buf.length) {
+      const { bytesWritten } = await fh.write(buf, off, buf.length - off)
+      // A zero-byte write would loop forever; the disk is full in all but name.
+      if (bytesWritten <= 0) throw Object.assign(new Error(`ENOSPC: short write (${off} of ${buf.length} bytes): ${tmp}`), { code: 'ENOSPC' })
+      off += bytesWritten
+    }
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
+/**
+ * A small whole file written to its temp name now and renamed into place by
+ * `commit()` (side files committed together with their session).
+ */
+export class StagedFile {
+  private done = false
+  private constructor(readonly path: string, readonly tmp: string) {}
+
+  static async create(path: string, data: string | Buffer, opts: { force?: boolean; mode?: number; root?: string } = {}): Promise<StagedFile> {
+    if (!opts.force && (await exists(path))) throw new ExistsError(path)
+    await prepareDir(path, opts.root)
+    const tmp = tempPathFor(path)
+    track(tmp)
+    try {
+      await writeAll(tmp, data, opts.mode)
+    } catch (err) {
+      live.delete(tmp)
+      await rm(tmp, { force: true })
+      throw err
+    }
+    return new StagedFile(path, tmp)
+  }
+
+  async commit(opts: { force?: boolean } = {}): Promise<void> {
+    if (this.done) return
+    this.done = true
+    try {
+      await commitPath(this.tmp, this.path, opts.force ?? false)
+    } finally {
+      live.delete(this.tmp)
+      await rm(this.tmp, { force: true })
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.done) return
+    this.done = true
+    live.delete(this.tmp)
+    await rm(this.tmp, { force: true })
+  }
+}
+
+/** Writes a small whole file atomically: temp file, checked writes, fsync, no-clobber rename. */
+export async function writeWholeFile(path: string, data: string | Buffer, opts: { force?: boolean; mode?: number; root?: string } = {}): Promise<void> {
+  const f = await StagedFile.create(path, data, opts)
+  await f.commit({ force: opts.force ?? false })
 }

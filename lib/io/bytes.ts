@@ -42,13 +42,16 @@ export function isZstdPath(path: string): boolean {
   return path.endsWith('.zst')
 }
 
-/** True when the file starts with the zstd frame magic. */
+/** Skippable frames (0x184D2A50–0x184D2A5F) may come first (seekable-format indexes); fzstd skips them. */
+const isSkippableMagic = (m: number): boolean => (m & 0xfffffff0) >>> 0 === 0x184d2a50
+
+/** True when the file starts with the zstd frame magic, or a skippable frame's. */
 export async function hasZstdMagic(path: string): Promise<boolean> {
   const fh = await open(path, 'r')
   try {
     const b = Buffer.alloc(4)
     const { bytesRead } = await fh.read(b, 0, 4, 0)
-    return bytesRead === 4 && b.readUInt32LE(0) === ZSTD_MAGIC
+    return bytesRead === 4 && (b.readUInt32LE(0) === ZSTD_MAGIC || isSkippableMagic(b.readUInt32LE(0)))
   } finally {
     await fh.close()
   }

@@ -8,7 +8,12 @@
  * - `-wal` and `-shm` present (the app has it open in WAL mode, or crashed):
  *   `readonly_shm=1` maps `-shm` read-only; SQLite reads the WAL itself.
  * - none of `-wal`, `-shm`, `-journal` present: `immutable=1`, which creates
- *   no file and takes no lock (so no SQLITE_BUSY either).
+ *   no file and takes no lock (so no SQLITE_BUSY either). Because it ignores
+ *   locks, a rollback-journal database is first probed with a plain read-only
+ *   connection (a shared lock, which writes nothing in that mode): a writer
+ *   holding it exclusively (`locking_mode=EXCLUSIVE`, a journal in memory)
+ *   may have uncommitted pages in the file, so that is retried and then one
+ *   located `db-error`, never a read of half a transaction.
  * - anything else (a hot rollback `-journal`, a lone `-wal`), or when the URI
  *   forms fail: a private snapshot copy (db + wal + journal) in a temp dir,
  *   opened read-write there so SQLite can roll a hot journal back in the copy.
@@ -19,7 +24,7 @@
  * URI file names need SQLITE_USE_URI=1 when better-sqlite3's addon loads
  * (lazily, at the first `new Database`), hence the assignment below.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -87,6 +92,7 @@ export function openReadOnly(path: string, opts: OpenReadOnlyOptions): ReadOnlyD
   const journal = existsSync(`${path}-journal`)
   const o = { readonly: true, fileMustExist: true, timeout: opts.busyTimeout ?? 2000 }
   const attempt = !wal && !shm && !journal ? ('immutable' as const) : wal && shm && !journal ? ('readonly_shm' as const) : null
+  if (attempt === 'immutable' && rollbackMode(path)) probeLock(path, source, o.timeout, opts.attempts)
   if (attempt) {
     try {
       return withBusyRetry(path, source, () => {
@@ -106,6 +112,38 @@ export function openReadOnly(path: string, opts: OpenReadOnlyOptions): ReadOnlyD
     }
   }
   return openSnapshot(path, opts, o.timeout)
+}
+
+/** The header says rollback journal (read/write versions 1), not WAL (2). */
+function rollbackMode(path: string): boolean {
+  let fd: number | null = null
+  try {
+    fd = openSync(path, 'r')
+    const b = Buffer.alloc(20)
+    if (readSync(fd, b, 0, 20, 0) < 20 || b.toString('latin1', 0, 15) !== 'SQLite format 3') return false
+    return b[18] === 1 && b[19] === 1
+  } catch {
+    return false
+  } finally {
+    if (fd !== null) closeSync(fd)
+  }
+}
+
+/** Takes and drops a shared lock; SQLITE_BUSY means a writer holds the file. */
+function probeLock(path: string, source: string, timeout: number, attempts?: number): void {
+  try {
+    withBusyRetry(path, source, () => {
+      const db = new Database(path, { readonly: true, fileMustExist: true, timeout: Math.min(timeout, 500) })
+      try {
+        db.prepare('SELECT count(*) FROM sqlite_master').get()
+      } finally {
+        db.close()
+      }
+    }, attempts)
+  } catch (err) {
+    if (err instanceof FerryError) throw err
+    // Anything but a lock (a damaged header, say) is for the real open to report.
+  }
 }
 
 function openSnapshot(path: string, opts: OpenReadOnlyOptions, timeout: number): ReadOnlyDb {

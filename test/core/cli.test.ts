@@ -97,7 +97,8 @@ t.test('a killed writer leaves no session behind', async (t) => {
 
 t.test('write reports each session on stdout, one line each', async (t) => {
   const dir = tempDir(t)
-  const r = await ferry(['write', '--to', 'ferry', '--out', dir], { input: bigStream(3) })
+  // A session is committed on its end record (#11 defect 5: without it, it is incomplete).
+  const r = await ferry(['write', '--to', 'ferry', '--out', dir], { input: bigStream(3) + JSON.stringify({ kind: 'end', sid: 'ferry:big', id: 'ferry:big:end', complete: true }) + '\n' })
   t.equal(r.code, 0, r.stderr)
   t.same(r.stdout.trim().split('\t'), ['ferry', 'big', join(dir, 'ferry-big.ferry.jsonl')])
   t.same(jsonl((await ferry(['cat', join(dir, 'ferry-big.ferry.jsonl')])).stdout).filter((x) => x.kind === 'message').length, 3)

@@ -2,7 +2,7 @@ import type { Argv } from 'yargs'
 import { stringify } from '../../interchange/stringify.js'
 import { pipeline } from '../../pipeline.js'
 import { contextFrom, readFlagOptions, readOptsFor, type Args } from '../options.js'
-import { finishDiagnostics } from '../io.js'
+import { finishDiagnostics, salvage, stdoutStage } from '../io.js'
 import { openSources, selectionOptions } from '../sources.js'
 import { buildTransforms, loadTransforms } from '../transforms.js'
 
@@ -23,8 +23,10 @@ export async function builder(y: Argv): Promise<Argv> {
 
 export async function handler(argv: Args & { rawArgs: string[] }): Promise<void> {
   const ctx = contextFrom(argv)
-  const { source } = await openSources(ctx, argv, (from) => ({ native: argv.native !== false, ...readOptsFor(argv, from) }))
+  const opened = await openSources(ctx, argv, (from) => ({ native: argv.native !== false, ...readOptsFor(argv, from) }))
   const transforms = await buildTransforms(argv.rawArgs)
-  await pipeline(source, ...transforms, stringify(), process.stdout)
+  const { source, failure } = salvage(opened.source)
+  await pipeline(source, ...transforms, stringify(), stdoutStage())
   finishDiagnostics(ctx.diagnostics)
+  if (failure()) throw failure()
 }

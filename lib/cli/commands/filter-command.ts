@@ -6,7 +6,7 @@ import type { Argv, CommandModule } from 'yargs'
 import { stringify } from '../../interchange/stringify.js'
 import { pipeline } from '../../pipeline.js'
 import { contextFrom, type Args } from '../options.js'
-import { finishDiagnostics } from '../io.js'
+import { finishDiagnostics, salvage, stdoutStage } from '../io.js'
 import { openSources } from '../sources.js'
 import { addSchemaOptions, commandSchema, createStage, optionsFrom, type CliTransform } from '../transforms.js'
 
@@ -25,9 +25,11 @@ export function filterCommand(t: CliTransform): CommandModule<object, Args> {
       if (t.command && (await t.command(optionsFrom(commandSchema(t), argv), argv, ctx, stage))) return finishDiagnostics(ctx.diagnostics)
       // The stage first: a bad option is a usage error before any input is read.
       const transform = stage()
-      const { source } = await openSources(ctx, argv, { native: true })
-      await pipeline(source, transform, stringify(), process.stdout)
+      const opened = await openSources(ctx, argv, { native: true })
+      const { source, failure } = salvage(opened.source)
+      await pipeline(source, transform, stringify(), stdoutStage())
       finishDiagnostics(ctx.diagnostics)
+      if (failure()) throw failure()
     },
   }
 }

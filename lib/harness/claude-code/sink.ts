@@ -18,8 +18,8 @@ import { chmod, rm } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { v5 as uuidV5, validate as isUuid } from 'uuid'
 import type { StoreContext } from '../../context.js'
-import { FerryError, UnsafePathError } from '../../errors.js'
-import { AtomicFile, writeWholeFile } from '../../io/atomic.js'
+import { ExistsError, FerryError, UnsafePathError } from '../../errors.js'
+import { AtomicFile, StagedFile } from '../../io/atomic.js'
 import {
   sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
   type SessionRec, type ToolResultBlock, type ToolUseBlock,
@@ -105,7 +105,8 @@ class ClaudeWriter implements SessionWriter {
   private rawTitle = false
   private lines = 0
   private metaRaw: string | undefined
-  private readonly sideFiles: string[] = []
+  /** Side files (tool-results, sub-agent meta), staged under temp names and committed with the session. */
+  private readonly sideFiles: StagedFile[] = []
   private title: string | undefined
   private readonly source: string
 
@@ -153,7 +154,15 @@ class ClaudeWriter implements SessionWriter {
       path = join(target.projectDir, `${sessionId}.jsonl`)
     }
     insideStore(store, path)
-    const file = await AtomicFile.create(path, { force: opts.force === true })
+    let file: AtomicFile
+    try {
+      file = await AtomicFile.create(path, { force: opts.force === true, root: projectsDir(store) })
+    } catch (err) {
+      // The parent is already in the store (a re-run, or a run cut between parent and sub-agent):
+      // its sub-agents still go under it, so a re-run completes the store instead of skipping them.
+      if (err instanceof ExistsError && agentId === undefined) written.set(header.sid, target)
+      throw err
+    }
     return new ClaudeWriter(ctx, header, opts, file, target, written, same, agentId, startTs)
   }
 
@@ -229,8 +238,7 @@ class ClaudeWriter implements SessionWriter {
         return
       }
       const p = join(this.sessionDir, 'tool-results', name)
-      await writeWholeFile(p, raw, { force: this.opts.force === true })
-      this.sideFiles.push(p)
+      this.sideFiles.push(await StagedFile.create(p, raw, { force: this.opts.force === true, root: dirname(this.target.projectDir) }))
       return
     }
     if (rec.kind === 'message' && rec.role === 'assistant') await this.flushOpen()
@@ -483,6 +491,12 @@ class ClaudeWriter implements SessionWriter {
       await chmod(this.file.tmp, 0o600)
       if (this.agentId !== undefined) await this.writeMeta()
       await this.file.commit({ force: this.opts.force === true })
+      this.committed = true
+      // Side files after the session: a failure before this point leaves none of them behind.
+      for (const f of this.sideFiles) {
+        await f.commit({ force: this.opts.force === true })
+        this.committedSide.push(f.path)
+      }
     } catch (err) {
       await this.abort()
       throw err
@@ -513,13 +527,21 @@ class ClaudeWriter implements SessionWriter {
         finished: true,
       })
     }
-    await writeWholeFile(p, text, { force: this.opts.force === true })
-    this.sideFiles.push(p)
+    this.sideFiles.push(await StagedFile.create(p, text, { force: this.opts.force === true, root: dirname(this.target.projectDir) }))
   }
+
+  private committed = false
+  private readonly committedSide: string[] = []
 
   async abort(): Promise<void> {
     await this.file.abort()
-    for (const p of this.sideFiles.splice(0)) await rm(p, { force: true })
+    for (const f of this.sideFiles.splice(0)) await f.abort()
+    // A side file that failed to commit after the session: take the session back out too, never half of it.
+    if (this.committed) {
+      this.committed = false
+      for (const p of this.committedSide.splice(0)) await rm(p, { force: true })
+      await rm(this.file.path, { force: true })
+    }
   }
 }
 

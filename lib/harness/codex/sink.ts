@@ -94,7 +94,7 @@ class RolloutWriter implements SessionWriter {
     const created = new Date(isoOr(header.created_at, new Date().toISOString()))
     id ??= derivedUuidV7(header.sid, created)
     const path = join(dir, rolloutRelPath(id, created))
-    const file = await AtomicFile.create(path, { force: opts.force === true })
+    const file = await AtomicFile.create(path, { force: opts.force === true, root: dir })
     const model = opts.model || (source === 'codex' && header.model) || config.model || DEFAULT_MODEL
     const cwd = header.cwd && header.cwd.startsWith('/') ? header.cwd : ctx.home
     const useOrdinals = raw !== undefined && ORDINAL_PREFIX.test(raw.slice(0, 120))

@@ -138,8 +138,10 @@ export async function infoOf(ctx: StoreContext, e: Entry): Promise<CursorInfo | 
     }
     set('model', am?.lastUsedModel !== 'default' ? am?.lastUsedModel : undefined)
     const c = mj?.createdAtMs ?? am?.createdAt
-    if (typeof c === 'number') set('created_at', new Date(c).toISOString())
-    if (typeof mj?.updatedAtMs === 'number') set('updated_at', new Date(mj.updatedAtMs).toISOString())
+    // Out-of-range times (past ±8.64e15 ms) would throw in toISOString and hide every other session.
+    const inRange = (v: unknown): v is number => typeof v === 'number' && Math.abs(v) <= 8.64e15
+    if (inRange(c)) set('created_at', new Date(c).toISOString())
+    if (inRange(mj?.updatedAtMs)) set('updated_at', new Date(mj.updatedAtMs).toISOString())
   }
   if (e.transcript) {
     if (!info.path) {

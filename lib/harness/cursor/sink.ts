@@ -170,7 +170,7 @@ class CursorWriter implements SessionWriter {
     const cDir = wantChat ? under(this.root, 'chats', chatBucket(cwd ?? ''), id) : undefined
     if (cDir && !force && (await exists(cDir))) throw new ExistsError(cDir)
     if (cDir) {
-      const d = await AtomicDir.create(cDir, { force })
+      const d = await AtomicDir.create(cDir, { force, root: this.root })
       this.dirs.push(d)
       this.writeChat(join(d.tmp, 'store.db'), source, cwd)
       const title = h.title ?? ''
@@ -181,11 +181,11 @@ class CursorWriter implements SessionWriter {
       await writeFile(join(d.tmp, 'prompt_history.json'), JSON.stringify(prompts) + '\n')
     }
     if (tDir) {
-      const d = await AtomicDir.create(tDir, { force })
+      const d = await AtomicDir.create(tDir, { force, root: this.root })
       this.dirs.push(d)
       await writeFile(join(d.tmp, `${id}.jsonl`), text)
     } else if (tFile) {
-      this.file = await AtomicFile.create(tFile, { force })
+      this.file = await AtomicFile.create(tFile, { force, root: this.root })
       await this.file.write(text)
     }
     for (const d of this.dirs) await d.commit({ force })

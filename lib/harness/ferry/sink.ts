@@ -57,7 +57,7 @@ function fileSink(ctx: StoreContext, opts: WriteOptions): Writable {
   const dir = resolvePath(String(opts.out))
   return new SessionSink(ctx, HARNESS, async (header) => {
     const path = join(dir, `${safeFileStem(header.sid)}.ferry.jsonl`)
-    const file = await AtomicFile.create(path, { force: Boolean(opts.force) })
+    const file = await AtomicFile.create(path, { force: Boolean(opts.force), root: dir })
     const text = stringify()
     const pump = new Promise<void>((res, rej) => {
       text.on('data', (chunk: string) => {

@@ -72,7 +72,8 @@ export async function readSummary(ctx: StoreContext, dir: string): Promise<Summa
 export function isoTime(v: unknown): string | undefined {
   if (typeof v !== 'string' && typeof v !== 'number') return undefined
   const t = typeof v === 'number' ? v : Date.parse(v)
-  return Number.isFinite(t) ? new Date(t).toISOString() : undefined
+  // Finite is not enough: Date's range is ±8.64e15 ms, and toISOString throws past it (a `1e300` in summary.json).
+  return Number.isFinite(t) && Math.abs(t) <= 8.64e15 ? new Date(t).toISOString() : undefined
 }
 
 export function titleOf(s: Record<string, any>): { title?: string; source?: string } {

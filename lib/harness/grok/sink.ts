@@ -108,7 +108,7 @@ async function openSession(ctx: StoreContext, opts: WriteOptions, rootIn: string
   }
   if (hashed && !(await exists(join(groupDir, '.cwd')))) await writeWholeFile(join(groupDir, '.cwd'), cwd, { mode: 0o600 })
   const force = opts.force === true
-  const adir = await AtomicDir.create(dir, { force })
+  const adir = await AtomicDir.create(dir, { force, root })
   await chmod(adir.tmp, 0o700)
   return new GrokSessionWriter(ctx, header, source, id, cwd, dir, adir, force)
 }

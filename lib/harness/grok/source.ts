@@ -86,7 +86,7 @@ export function stopReasonOf(native: string): StopReason {
   }
 }
 
-const iso = (ms: number | null | undefined): string | null => (typeof ms === 'number' && Number.isFinite(ms) ? new Date(ms).toISOString() : null)
+const iso = (ms: number | null | undefined): string | null => (typeof ms === 'number' && Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null)
 
 function redactRemote(remote: string): string {
   return remote.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1')

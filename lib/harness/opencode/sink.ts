@@ -180,7 +180,7 @@ class DocumentWriter implements SessionWriter {
       const db = primaryDb(ctx)
       if (!opts.force && db && sessionExists(db, ses)) throw new ExistsError(db, { file: db, row: `session:${ses}` })
     }
-    const file = await AtomicFile.create(path, { force: opts.force === true })
+    const file = await AtomicFile.create(path, { force: opts.force === true, ...(store ? { root: dataDir(ctx) } : {}) })
     await file.write('{"messages":[')
     const w = new DocumentWriter(ctx, opts, header, ses, file, store, created)
     w.parentSes = header.parent ? state.minted.get(header.parent.sid) : undefined

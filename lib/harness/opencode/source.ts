@@ -69,11 +69,20 @@ function dataUrl(url: string): { mime: string; data: string } | null {
   return { mime: m[1] ?? 'application/octet-stream', data: url.slice(m[0].length) }
 }
 
+/** A malformed escape (`%zz`) keeps the path as written rather than failing the whole read. */
+function decodePath(s: string): string {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
 function fileBlock(p: Json): Block | null {
   const mime = typeof p.mime === 'string' ? p.mime : 'application/octet-stream'
   const url = typeof p.url === 'string' ? p.url : ''
   const inline = dataUrl(url)
-  const ref = inline ? undefined : url.startsWith('file://') ? { path: decodeURIComponent(url.slice(7)) } : url ? { url } : undefined
+  const ref = inline ? undefined : url.startsWith('file://') ? { path: decodePath(url.slice(7)) } : url ? { url } : undefined
   if (mime.startsWith('image/')) return { type: 'image', mime: inline?.mime ?? mime, ...(inline ? { data: inline.data } : {}), ...(ref ? { ref } : {}) }
   return { type: 'file', mime, ...(typeof p.filename === 'string' ? { name: p.filename } : {}), ...(inline ? { data: inline.data } : {}), ...(ref ? { ref } : {}) }
 }
@@ -331,7 +340,7 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   let parent: SessionLink | undefined
   if (row.parent_id) {
     parent = { sid: sessionKey('opencode', row.parent_id), kind: 'subagent' }
-    const call = findTaskCall(db, row.parent_id, id)
+    const call = columns(db, 'part').size > 0 ? findTaskCall(db, row.parent_id, id) : undefined
     if (call) parent.tool_use_id = call
   }
   const title = realTitle(row.title)
@@ -352,11 +361,17 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   yield header
 
   const counts: Counts = { messages: 0, tool_uses: 0, native: 0, skipped_rows: 0 }
+  // Without a part table (a damaged or partial database) the messages are still read, each without parts.
+  const hasParts = columns(db, 'part').size > 0
+  if (!hasParts) ctx.diagnostics.error('db-error', 'no part table; messages read without their parts', { file: dbPath, row: 'part' }, 'opencode')
   const stmt = db.prepare(
-    `SELECT m.id AS mid, m.time_created AS mtime, m.data AS mdata, p.id AS pid, p.data AS pdata
+    hasParts
+      ? `SELECT m.id AS mid, m.time_created AS mtime, m.data AS mdata, p.id AS pid, p.data AS pdata
        FROM message m LEFT JOIN part p ON p.message_id = m.id
       WHERE m.session_id = ?
-      ORDER BY m.time_created, m.id, p.id`,
+      ORDER BY m.time_created, m.id, p.id`
+      : `SELECT m.id AS mid, m.time_created AS mtime, m.data AS mdata, NULL AS pid, NULL AS pdata
+       FROM message m WHERE m.session_id = ? ORDER BY m.time_created, m.id`,
   )
   let builder: MessageBuilder | null = null
   let current: string | null = null
@@ -397,7 +412,13 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
       counts.skipped_rows++
       continue
     }
-    builder.part(r.pid, r.pdata, part)
+    try {
+      builder.part(r.pid, r.pdata, part)
+    } catch (err) {
+      // One part the mapping cannot take is one skipped part, never the whole session.
+      ctx.diagnostics.error('bad-row', `part could not be read (${(err as Error).message}); part skipped`, { file: dbPath, row: `part:${r.pid}` }, 'opencode')
+      counts.skipped_rows++
+    }
   }
   if (builder) yield* builder.end()
   yield { kind: 'end', sid, id: recordId(sid, 'end'), complete: true, counts: { ...counts } }

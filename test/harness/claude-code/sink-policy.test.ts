@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { collect, concatSources, context, NotWrittenError, open, pipeline, sink, type FerryRecord } from '../../../lib/index.js'
-import { tempDir } from '../../helpers.js'
+import { complete, tempDir } from '../../helpers.js'
 import { AGENT_ID, DAMAGED_ID, FEATURE_ID, PROJECT, fixtureCopy } from './helpers.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
 
@@ -65,7 +65,7 @@ t.test('written ids are the same name-based UUIDs as before (same namespace, sam
   const dest = sink('claude-code', { ctx, out })
   const written: Array<{ id: string; path: string }> = []
   dest.on('written', (w: { id: string; path: string }) => written.push(w))
-  await pipeline(Readable.from(recs, { objectMode: true }), dest)
+  await pipeline(Readable.from(complete(recs), { objectMode: true }), dest)
   // Values of the hand-written v5 this replaced; an existing written session must keep its name.
   t.equal(written[0]!.id, '8d3a63cc-fffa-5ce0-8a9d-4dd65bf57d10')
   const lines = readFileSync(written[0]!.path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))

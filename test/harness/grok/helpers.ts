@@ -11,7 +11,7 @@ import { NotWrittenError } from '../../../lib/errors.js'
 import type { FerryRecord } from '../../../lib/model.js'
 import type { WrittenSession } from '../../../lib/harness/types.js'
 import { grok } from '../../../lib/harness/grok/index.js'
-import { FIXTURES } from '../../helpers.js'
+import { FIXTURES, complete } from '../../helpers.js'
 
 export const GROK_FIXTURES = join(FIXTURES, 'grok')
 
@@ -39,7 +39,7 @@ export async function writeAll(
   sink.on('written', (w: WrittenSession) => written.push(w))
   sink.on('session-error', (e: unknown) => errors.push(e))
   try {
-    await pipeline(Readable.from(records, { objectMode: true }), sink)
+    await pipeline(Readable.from(complete(records), { objectMode: true }), sink)
   } catch (err) {
     if (!(err instanceof NotWrittenError)) throw err
     return { written, errors, rejected: err }

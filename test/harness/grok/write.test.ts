@@ -8,7 +8,7 @@ import { Readable } from 'node:stream'
 import { cpSync } from 'node:fs'
 import { context, open, pipeline, sink, NotWrittenError } from '../../../lib/index.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
-import { tempDir } from '../../helpers.js'
+import { tempDir, complete } from '../../helpers.js'
 import { ctxFor, GROK_FIXTURES, modelled, readAll, tree, writeAll } from './helpers.js'
 
 const NOT_CARRIED = /(^|\/)terminal($|\/)|\.lock$/
@@ -205,7 +205,7 @@ t.test('sink policy (library): the first session exists, the second is still wri
   const s = sink('grok', { ctx })
   const written: string[] = []
   s.on('written', (w: { path: string }) => written.push(w.path))
-  const err = await pipeline(Readable.from([...existing, ...fresh], { objectMode: true }), s).then(() => null, (e: unknown) => e)
+  const err = await pipeline(Readable.from(complete([...existing, ...fresh]), { objectMode: true }), s).then(() => null, (e: unknown) => e)
   t.match(err, { code: 'not-written', failures: [{ sid: `grok:${existing[0]!.kind === 'session' ? existing[0]!.native_id : ''}`, error: { code: 'exists' } }] })
   t.equal(written.length, 1)
   t.ok(existsSync(join(written[0]!, 'summary.json')), 'the second session committed')

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// `npm run fuzz`: the fault campaign of the fault suite (fuzz/campaign.mjs),
+// with many more runs per reader. Builds first, like `npm test`.
+// Usage: npm run fuzz [-- --runs N --seed S]. Prints the counts table and
+// exits 1 when any count but inputs is not zero.
+import { spawnSync } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i > 0 ? Number(process.argv[i + 1]) : dflt
+}
+const runs = arg('runs', 300)
+const seed = arg('seed', Date.now() % 1_000_000)
+
+const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { stdio: 'inherit' })
+if (tsc.status !== 0) process.exit(1)
+
+const { campaign } = await import('./campaign.mjs')
+const t0 = Date.now()
+let last = 0
+const { totals, failures } = await campaign({
+  runs,
+  seed,
+  onProgress: (t) => {
+    if (Date.now() - last > 5000) {
+      last = Date.now()
+      process.stderr.write(`  … ${t.inputs} inputs\n`)
+    }
+  },
+})
+const rows = [
+  ['inputs', totals.inputs],
+  ['crashes', totals.crashes],
+  ['hangs', totals.hangs],
+  ['lost records', totals.lost],
+  ['sources changed', totals.changed],
+  ['partial outputs left', totals.partial],
+]
+console.log(`fuzz: seed ${seed}, ${runs} runs per reader, ${((Date.now() - t0) / 1000).toFixed(0)} s`)
+console.log('| count | value |\n|---|---|')
+for (const [k, v] of rows) console.log(`| ${k} | ${v} |`)
+for (const f of failures.slice(0, 20)) console.log(`\n${f.target} ${JSON.stringify(f.mutation)}\n  ${f.notes.join('\n  ').slice(0, 2000)}`)
+process.exit(rows.slice(1).some(([, v]) => v !== 0) ? 1 : 0)

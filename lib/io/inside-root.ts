@@ -1,0 +1,44 @@
+/**
+ * The one "stay inside the store root" check of every writer. Names from the
+ * input are checked where they are built; this guards the filesystem side:
+ * a symlinked directory inside a store (a project folder, `sessions/2026`)
+ * must not carry a write somewhere else. The deepest existing ancestor of
+ * the target is resolved with every symlink followed and must lie inside the
+ * resolved root.
+ */
+import { realpath } from 'node:fs/promises'
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
+import { UnsafePathError } from '../errors.js'
+
+function within(root: string, p: string): boolean {
+  const rel = relative(root, p)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
+
+async function realOrNull(p: string): Promise<string | null> {
+  try {
+    return await realpath(p)
+  } catch {
+    return null
+  }
+}
+
+/** Throws UnsafePathError unless `target` (a file or directory to be created) stays inside `root`. */
+export async function insideRoot(root: string, target: string): Promise<void> {
+  const absRoot = resolve(root)
+  const abs = resolve(target)
+  if (!within(absRoot, abs)) throw new UnsafePathError(`refusing to write outside ${absRoot}: ${abs}`, abs)
+  // A root that does not exist yet is created by the writer; then nothing below it can be a link.
+  const realRoot = (await realOrNull(absRoot)) ?? absRoot
+  let dir = dirname(abs)
+  for (;;) {
+    const real = await realOrNull(dir)
+    if (real !== null) {
+      if (!within(realRoot, real) && within(absRoot, dir)) throw new UnsafePathError(`refusing to write through a symlink that leaves ${absRoot}: ${dir}`, dir)
+      return
+    }
+    const up = dirname(dir)
+    if (up === dir) return
+    dir = up
+  }
+}

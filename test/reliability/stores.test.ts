@@ -1,0 +1,136 @@
+// #11 defects 7, 9, 13: one bad row, one bad summary, one odd record must
+// cost that row, that session or that record, never the whole read or listing.
+import t from 'tap'
+import Database from 'better-sqlite3'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { ferry, FIXTURES, tempDir } from '../helpers.js'
+import { collect, context, discover, open, pipeline, sink } from '../../lib/index.js'
+import { Diagnostics } from '../../lib/diagnostics.js'
+
+const HOME = join(FIXTURES, 'home')
+
+t.test('defect 9: a Grok summary.json with time 1e300 does not break `ferry ls`', async (t) => {
+  const home = tempDir(t)
+  cpSync(HOME, home, { recursive: true })
+  const f = join(home, '.grok/sessions/%2Fhome%2Fdev%2Fdemo-app/01a1f84a-95c0-7a4c-9b21-3e5f0d8c6a17/summary.json')
+  const s = JSON.parse(readFileSync(f, 'utf8'))
+  writeFileSync(f, JSON.stringify({ ...s, created_at: 1e300, updated_at: 1e300, last_active_at: 1e300 }))
+  const r = await ferry(['ls', '--home', home, '--json'])
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace')
+  const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).harness as string)
+  for (const h of ['claude-code', 'codex', 'opencode', 'grok']) t.ok(ids.includes(h), `${h} still listed`)
+})
+
+t.test('defect 7: a malformed file:// URL in one OpenCode part, or no part table, costs that part only', async (t) => {
+  const home = tempDir(t)
+  cpSync(HOME, home, { recursive: true })
+  const db = join(home, '.local/share/opencode/opencode.db')
+  const ctx = () => context({ home, diagnostics: new Diagnostics({ stream: null }) })
+  const sessions = []
+  for await (const s of discover({ ctx: ctx(), harness: ['opencode'] })) sessions.push(s)
+  const ref = `opencode:${sessions[0]!.id}`
+  const before = await collect(await open(ref, { ctx: ctx() }))
+  const w = new Database(db)
+  const row = w.prepare(`SELECT id, message_id, session_id, time_created FROM part LIMIT 1`).get() as Record<string, unknown>
+  w.prepare(`INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)`).run(
+    'prt_zzzz_bad_url',
+    row.message_id,
+    row.session_id,
+    row.time_created,
+    row.time_created,
+    JSON.stringify({ type: 'file', mime: 'text/plain', url: 'file:///tmp/%E0%A4%A', filename: 'x' }),
+  )
+  w.close()
+  const c1 = ctx()
+  const after = await collect(await open(ref, { ctx: c1 }))
+  t.equal(after.filter((r) => r.kind === 'message').length >= before.filter((r) => r.kind === 'message').length, true, 'every message still read')
+  const w2 = new Database(db)
+  w2.exec('DROP TABLE part')
+  w2.close()
+  const c2 = ctx()
+  const noParts = await collect(await open(ref, { ctx: c2 }))
+  t.ok(noParts.some((r) => r.kind === 'session') && noParts.some((r) => r.kind === 'end'), 'the session is still read')
+  t.match(c2.diagnostics.items.map((d) => d.code), ['db-error'])
+})
+
+t.test('defect 13: unknown kinds, sid null and a non-string native.format are ignored by every writer', async (t) => {
+  const sid = 'ferry:odd'
+  const recs = [
+    { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: 'odd', cwd: '/home/dev/app' },
+    { kind: 'hologram', sid, id: `${sid}:h` },
+    { kind: 'native', sid: null, id: 'x', native_type: 'x/y' },
+    { kind: 'native', sid, id: `${sid}:n`, native_type: 'x/y', native: { format: 7, raw: 5 } },
+    { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }], native: { format: null } },
+    { kind: 'end', sid, id: `${sid}:end`, complete: true },
+  ]
+  for (const to of ['claude-code', 'codex', 'grok', 'opencode', 'cursor', 'zcode', 'ferry'] as const) {
+    const out = tempDir(t)
+    const ctx = context({ home: out, diagnostics: new Diagnostics({ stream: null }) })
+    let err: unknown = null
+    try {
+      await pipeline(Readable.from(recs, { objectMode: true }), sink(to, { ctx, ...(to === 'ferry' ? { out } : to === 'zcode' ? { out: join(out, 'z.sqlite') } : {}) }))
+    } catch (e) {
+      err = e
+    }
+    t.equal(err, null, `${to}: ${String((err as Error)?.stack ?? '')}`)
+  }
+})
+
+t.test('defect 13: a newline in an id or cwd cannot forge a line of the written report', async (t) => {
+  const out = tempDir(t)
+  const sid = 'ferry:a\nclaude-code\tforged\t/etc/passwd'
+  const stream = [
+    { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: 'a\nb', cwd: '/home/dev/app\nx' },
+    { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
+    { kind: 'end', sid, id: `${sid}:end`, complete: true },
+  ]
+  const r = await ferry(['write', '--to', 'ferry', '--out', out], { input: stream.map((x) => JSON.stringify(x)).join('\n') + '\n' })
+  t.equal(r.code, 0, r.stderr)
+  t.equal(r.stdout.trim().split('\n').length, 1, r.stdout)
+})
+
+t.test('defect 11: a rollback-journal database held by an exclusive writer is one located db-error, not a read of uncommitted pages', async (t) => {
+  const { openReadOnly } = await import('../../lib/io/sqlite-readonly.js')
+  const dir = tempDir(t)
+  const path = join(dir, 'x.db')
+  const w = new Database(path)
+  w.pragma('journal_mode = DELETE')
+  w.exec('CREATE TABLE t (v TEXT); INSERT INTO t VALUES (1)')
+  const free = openReadOnly(path, { source: 'test' })
+  t.equal(free.mode, 'immutable', 'unlocked: immutable as before')
+  free.close()
+  // The journal in memory: no -journal file tells a reader that a writer holds the database.
+  w.pragma('locking_mode = EXCLUSIVE')
+  w.pragma('journal_mode = MEMORY')
+  w.exec('BEGIN; INSERT INTO t VALUES (2); COMMIT')
+  let err: unknown = null
+  try {
+    openReadOnly(path, { source: 'test', busyTimeout: 50, attempts: 2 }).close()
+  } catch (e) {
+    err = e
+  }
+  t.match(err, { code: 'db-error', position: { file: path } })
+  w.close()
+})
+
+t.test('defect 6: a re-run after a run cut between parent and sub-agent completes the store, without a duplicate', async (t) => {
+  const { fixtureCopy, FEATURE_ID, AGENT_ID } = await import('../harness/claude-code/helpers.js')
+  const { readdirSync, rmSync } = await import('node:fs')
+  const ctx = context({ home: fixtureCopy(t), diagnostics: new Diagnostics({ stream: null }) })
+  const out = tempDir(t)
+  const list = () => readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort()
+  await pipeline(await open(`claude-code:${FEATURE_ID}`, { ctx }), sink('claude-code', { ctx, out }))
+  const first = list()
+  const agent = first.find((p) => p.endsWith(`agent-${AGENT_ID}.jsonl`))!
+  t.ok(agent, 'the sub-agent went under its parent')
+  rmSync(agent)
+  rmSync(agent.replace(/\.jsonl$/, '.meta.json'), { force: true })
+  const dest = sink('claude-code', { ctx, out })
+  const written: string[] = []
+  dest.on('written', (w: { id: string }) => written.push(w.id))
+  await t.rejects(pipeline(await open(`claude-code:${FEATURE_ID}`, { ctx }), dest), { code: 'not-written', failures: [{ error: { code: 'exists' } }] })
+  t.same(written, [`agent-${AGENT_ID}`], 'only the missing sub-agent is written')
+  t.same(list(), first, 'the same files as the uninterrupted run: no duplicate top-level session')
+})

@@ -1,0 +1,191 @@
+// #11 fault suite, writers and the CLI's stdout: real child processes, real
+// pipes, real signals, a real full disk (a small tmpfs, where mounting is
+// permitted), symlinks inside a store.
+import t from 'tap'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ferry, FERRY, FIXTURES, tempDir } from '../helpers.js'
+
+const HOME = join(FIXTURES, 'home')
+
+/** A stream of `n` small Claude-shaped sessions (generated: distinct ids, a few messages each). */
+function sessions(n: number, sideBytes = 0): string {
+  const out: string[] = [JSON.stringify({ kind: 'stream', ferry: '1.0', producer: 'test', created_at: '2026-11-01T00:00:00Z' })]
+  for (let i = 0; i < n; i++) {
+    const sid = `ferry:s${String(i).padStart(4, '0')}`
+    out.push(JSON.stringify({ kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: `s${i}`, cwd: '/home/dev/app', created_at: '2026-11-01T00:00:00Z' }))
+    for (let k = 0; k < 4; k++) {
+      out.push(JSON.stringify({ kind: 'message', sid, id: `${sid}:m${k}`, role: k % 2 ? 'assistant' : 'user', ts: '2026-11-01T00:00:00Z', blocks: [{ type: 'text', text: `message ${k} of session ${i} ${'x'.repeat(sideBytes)}` }] }))
+    }
+    out.push(JSON.stringify({ kind: 'end', sid, id: `${sid}:end`, complete: true }))
+  }
+  return out.join('\n') + '\n'
+}
+
+/** Every file under `dir`, relative. */
+function files(dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string, rel: string) => {
+    if (!existsSync(d)) return
+    for (const n of readdirSync(d)) {
+      const p = join(d, n)
+      if (statSync(p).isDirectory()) walk(p, `${rel}${n}/`)
+      else out.push(`${rel}${n}`)
+    }
+  }
+  walk(dir, '')
+  return out
+}
+
+/** Runs a shell pipeline (real pipes between real processes). */
+function sh(cmd: string, env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('bash', ['-c', cmd], { encoding: 'utf8', env: { ...process.env, FERRY: `${process.execPath} ${FERRY}`, ...env }, timeout: 120_000 })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+t.test('defect 2: `write --json | head -1` still writes every session', async (t) => {
+  const dir = tempDir(t)
+  writeFileSync(join(dir, 'in.jsonl'), sessions(60))
+  const r = sh(`set -o pipefail; $FERRY write --to codex --home ${dir}/h --json < ${dir}/in.jsonl | head -1`)
+  t.equal(r.code, 0, r.stderr)
+  t.equal(r.stdout.trim().split('\n').length, 1)
+  t.equal(files(join(dir, 'h/.codex/sessions')).filter((f) => f.endsWith('.jsonl')).length, 60, 'all 60 sessions written')
+  t.notMatch(r.stderr, /at .*\.js:\d+/, 'no stack trace')
+})
+
+t.test('`cat` into a full device: one line on stderr, exit 1, no stack trace', async (t) => {
+  if (!existsSync('/dev/full')) return t.skip('no /dev/full here')
+  const r = sh(`$FERRY cat --from claude-code --home ${HOME} > /dev/full`)
+  t.equal(r.code, 1)
+  t.match(r.stderr, /^ferry: error: cannot write to stdout: ENOSPC/)
+  t.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+})
+
+t.test('defect 5: a stream cut at a line boundary commits nothing and says so', async (t) => {
+  const dir = tempDir(t)
+  const whole = sessions(2).split('\n')
+  const cut = whole.slice(0, whole.length - 3).join('\n') + '\n' // the second session without its last message and end
+  const r = await ferry(['write', '--to', 'claude-code', '--home', join(dir, 'h')], { input: cut })
+  t.equal(r.code, 1)
+  t.match(r.stderr, /claude-code:incomplete: ferry:s0001/)
+  const written = files(join(dir, 'h/.claude/projects'))
+  t.equal(written.length, 1, `only the complete session: ${written.join(', ')}`)
+})
+
+t.test('defect 3: a read that fails midway prints every complete record, an end with complete:false, then one located error', async (t) => {
+  const dir = tempDir(t)
+  if (spawnSync('zstd', ['--version']).status !== 0) return t.skip('zstd not installed: cannot build a .zst fixture')
+  const home = join(dir, 'h')
+  mkdirSync(home)
+  spawnSync('cp', ['-a', join(HOME, '.codex'), home])
+  const rel = '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl'
+  // Two zstd frames (as a rollout compressed in pieces is): the second one cut in the middle.
+  const text = readFileSync(join(home, rel))
+  const half = text.indexOf(0x0a, Math.floor(text.length / 2)) + 1
+  const frame = (b: Buffer) => spawnSync('zstd', ['-q', '-c'], { input: b }).stdout as Buffer
+  const second = frame(text.subarray(half))
+  writeFileSync(join(home, `${rel}.zst`), Buffer.concat([frame(text.subarray(0, half)), second.subarray(0, Math.floor(second.length / 2))]))
+  rmSync(join(home, rel))
+  const r = await ferry(['cat', 'codex:019a3c1e', '--home', home])
+  t.equal(r.code, 1)
+  const recs = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; complete?: boolean })
+  t.ok(recs.filter((x) => x.kind === 'message').length > 0, 'the records before the damage')
+  t.match(recs.at(-1), { kind: 'end', complete: false }, 'ends with an incomplete end record')
+  t.match(r.stderr, /bad-zstd|zstd/)
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace')
+  const w = sh(`$FERRY cat codex:019a3c1e --home ${home} 2>/dev/null | $FERRY write --to claude-code --home ${dir}/out`)
+  t.equal(w.code, 1)
+  t.same(files(join(dir, 'out/.claude')), [], 'nothing committed from an incomplete session')
+})
+
+t.test('defect 10: a symlinked directory inside the store never carries a write outside it', async (t) => {
+  const dir = tempDir(t)
+  const outside = join(dir, 'outside')
+  mkdirSync(outside)
+  mkdirSync(join(dir, 'h/.claude/projects'), { recursive: true })
+  symlinkSync(outside, join(dir, 'h/.claude/projects/-home-dev-app'))
+  mkdirSync(join(dir, 'h/.codex/sessions'), { recursive: true })
+  symlinkSync(outside, join(dir, 'h/.codex/sessions/2026'))
+  for (const to of ['claude-code', 'codex']) {
+    const r = await ferry(['write', '--to', to, '--home', join(dir, 'h')], { input: sessions(1) })
+    t.equal(r.code, 1, to)
+    t.match(r.stderr, new RegExp(`${to}:unsafe-path`), to)
+  }
+  t.same(files(outside), [], 'nothing written through the links')
+})
+
+t.test('read-only target: located write-failed error, nothing left behind', { skip: process.getuid?.() === 0 ? 'root ignores directory modes' : false }, async (t) => {
+  const dir = tempDir(t)
+  mkdirSync(join(dir, 'h/.codex/sessions'), { recursive: true, mode: 0o500 })
+  const r = await ferry(['write', '--to', 'codex', '--home', join(dir, 'h')], { input: sessions(2) })
+  t.equal(r.code, 1)
+  t.notMatch(r.stderr, /\n\s+at /)
+})
+
+t.test('SIGKILL and SIGINT mid-write, then a re-run: the store ends complete, no duplicates, no partial file under a final name', async (t) => {
+  const dir = tempDir(t)
+  const input = join(dir, 'in.jsonl')
+  writeFileSync(input, sessions(80, 20_000))
+  for (const [i, sig] of (['SIGKILL', 'SIGINT'] as const).entries()) {
+    const home = join(dir, `h${i}`)
+    await new Promise<void>((res) => {
+      const child = spawn(process.execPath, [FERRY, 'write', '--to', 'claude-code', '--home', home, input], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let seen = 0
+      child.stdout.on('data', (b: Buffer) => {
+        seen += b.toString().split('\n').length - 1
+        if (seen >= 5) child.kill(sig)
+      })
+      child.on('close', () => res())
+    })
+    const left = files(join(home, '.claude'))
+    for (const f of left) {
+      t.notMatch(f, /\.ferry-tmp-/, `${sig}: no temp file left (${f})`)
+      const text = readFileSync(join(home, '.claude', f), 'utf8')
+      t.ok(text.endsWith('\n') && text.trim().split('\n').every((l) => JSON.parse(l)), `${sig}: ${f} is whole`)
+    }
+    // Under load the child may finish before the signal lands; the checks above hold either way.
+    t.comment(`${sig}: interrupted after ${left.length} of 80 sessions`)
+    const again = await ferry(['write', '--to', 'claude-code', '--home', home, input], { timeout: 120_000 })
+    t.equal(again.code, 1, 'a re-run without --force reports the existing sessions')
+    t.match(again.stderr, /exists/)
+    const done = files(join(home, '.claude')).filter((f) => f.endsWith('.jsonl'))
+    t.equal(done.length, 80, `${sig}: all 80 sessions after the re-run, each once`)
+  }
+})
+
+t.test('two concurrent writers of the same stream: each session once, none torn', async (t) => {
+  const dir = tempDir(t)
+  const input = join(dir, 'in.jsonl')
+  writeFileSync(input, sessions(30))
+  const home = join(dir, 'h')
+  await Promise.all([ferry(['write', '--to', 'codex', '--home', home, input]), ferry(['write', '--to', 'codex', '--home', home, input])])
+  const done = files(join(home, '.codex/sessions'))
+  t.equal(done.filter((f) => f.endsWith('.jsonl')).length, 30)
+  t.same(done.filter((f) => f.includes('.ferry-tmp-')), [])
+})
+
+t.test('defect 1: a full disk fails the session, with no side file and no session left under a final name', async (t) => {
+  const mnt = mkdtempSync(join(tmpdir(), 'ferry-tmpfs-'))
+  t.teardown(() => {
+    spawnSync('umount', [mnt])
+    rmSync(mnt, { recursive: true, force: true })
+  })
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt], { encoding: 'utf8' })
+  if (m.status !== 0) return t.skip(`cannot mount a tmpfs here (${(m.stderr || '').trim() || 'not permitted'}): disk-full case skipped`)
+  // A Claude session with a 165 KiB tool-results side file and a big transcript: more than the disk holds.
+  const sid = 'claude-code:0b9e6c1a-4d2f-4a8b-9c1d-0000000000f1'
+  const raw = 'R'.repeat(165 * 1024)
+  const stream = [
+    { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'claude-code', locator: {} }, native_id: '0b9e6c1a-4d2f-4a8b-9c1d-0000000000f1', cwd: '/home/dev/app' },
+    { kind: 'native', sid, id: `${sid}:side`, native_type: 'claude-code/tool-result-file', native: { format: 'claude-code/tool-result-file', file: 'tool-results/toolu_1.txt', raw } },
+    ...Array.from({ length: 40 }, (_, k) => ({ kind: 'message', sid, id: `${sid}:m${k}`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'y'.repeat(4000) }] })),
+    { kind: 'end', sid, id: `${sid}:end`, complete: true },
+  ]
+  const r = await ferry(['write', '--to', 'claude-code', '--home', mnt], { input: stream.map((x) => JSON.stringify(x)).join('\n') + '\n' })
+  t.equal(r.code, 1)
+  t.match(r.stderr, /write-failed|ENOSPC/)
+  t.notMatch(r.stderr, /\n\s+at /)
+  t.same(files(join(mnt, '.claude')), [], 'no side file, no session, no temp file')
+})
