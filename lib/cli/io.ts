@@ -32,6 +32,7 @@ export function lsTable(rows: SessionInfo[]): string {
 
 export function finishDiagnostics(d: Diagnostics): void {
   const s = d.summary()
-  if (s && d.errors + d.warnings > 0) process.stderr.write(s + '\n')
+  // With --json every report was already an object; a text summary would break a line reader.
+  if (s && d.errors + d.warnings > 0 && !d.json) process.stderr.write(s + '\n')
   if (d.errors > 0 && !process.exitCode) process.exitCode = 1
 }

@@ -18,6 +18,11 @@ export function camel(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 }
 
+/** Global options that take a value (so the word after them is not the command). */
+export function globalValueFlags(): Set<string> {
+  return new Set(['home', 'max-line-bytes', ...harnesses.flatMap((h) => (h.store.flag ? [h.store.flag.name] : []))])
+}
+
 export function storeOptions<T>(y: Argv<T>): Argv<T> {
   const envs = storeEnvVars()
   let out = y.option('home', {
@@ -30,6 +35,7 @@ export function storeOptions<T>(y: Argv<T>): Argv<T> {
     describe: 'Longest input line kept (default 256 MiB); longer lines are reported with their position and skipped',
     global: true,
   }) as Argv<T>
+  out = out.option('quiet', { type: 'boolean', alias: 'q', describe: 'No progress display on stderr (it is shown only when stderr is a terminal)', global: true }) as Argv<T>
   for (const h of harnesses) {
     const f = h.store.flag
     if (f) out = out.option(f.name, { type: 'string', describe: f.describe, global: true }) as Argv<T>
@@ -103,7 +109,7 @@ export function contextFrom(argv: Args, diagnostics?: Diagnostics): StoreContext
     ...(typeof argv.home === 'string' && argv.home ? { home: argv.home } : {}),
     roots,
     storeEnvVars: storeEnvVars(),
-    diagnostics: diagnostics ?? new Diagnostics(),
+    diagnostics: diagnostics ?? new Diagnostics({ json: argv.json === true }),
     ...(typeof mlb === 'number' ? { maxLineBytes: mlb } : {}),
   })
 }
