@@ -16,7 +16,8 @@ import { harnesses, storeEnvVars } from '../../harness/registry.js'
 import type { SessionInfo } from '../../harness/types.js'
 import { pipeline } from '../../pipeline.js'
 import { contextFrom, type Args } from '../options.js'
-import { finishDiagnostics, lsTable } from '../io.js'
+import { finishDiagnostics } from '../io.js'
+import { sessionTable as lsTable, tableWidth } from '../table.js'
 
 export const command = 'quickstart'
 export const describe = 'Convert the newest sessions found here (or the bundled samples) into every other harness under ./ferry-out'
@@ -94,7 +95,7 @@ export async function handler(argv: Args): Promise<void> {
     found = await newest(ctx, limit)
     if (found.length === 0) throw new FerryError(`no sessions in the bundled sample stores at ${home}`, { code: 'no-session', position: { file: home } })
   }
-  process.stdout.write(`Sessions to convert:\n${lsTable(found)}\n`)
+  process.stdout.write(`Sessions to convert:\n${lsTable(found, tableWidth())}\n`)
   const outCtx = createContext({ home: outHome, storeEnvVars: storeEnvVars(), diagnostics: new Diagnostics() })
   const targets = harnesses.filter((h) => h.sink && !h.holdsCopies)
   let ok = 0
@@ -131,7 +132,7 @@ export async function handler(argv: Args): Promise<void> {
     if (!h.discover || h.kind === 'stream' || h.holdsCopies) continue
     for await (const s of h.discover(outCtx, { all: true })) after.push(s)
   }
-  process.stdout.write(`\nWhat each agent now finds in ${outHome} (ferry ls --home ${String(argv.out)} --all):\n${lsTable(after)}`)
+  process.stdout.write(`\nWhat each agent now finds in ${outHome} (ferry ls --home ${String(argv.out)} --all):\n${lsTable(after, tableWidth())}`)
   if (failed > 0) process.exitCode = 1
   finishDiagnostics(ctx.diagnostics)
 }
