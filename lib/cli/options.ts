@@ -5,6 +5,7 @@
  * `--<harness id>-<option>` (`--codex-provider`), with the harness's older
  * names kept as aliases (`--provider`).
  */
+import { statSync } from 'node:fs'
 import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../context.js'
 import { Diagnostics } from '../diagnostics.js'
@@ -95,6 +96,19 @@ export function readOptsFor(argv: Args, harnessId: string): Record<string, unkno
 
 export function writeOptsFor(argv: Args, harnessId: string): Record<string, unknown> {
   return pick(argv, named('writeFlags'), harnessId)
+}
+
+/** Commands that only read take `--home` as a place that must be there: "no sessions found" would hide the typo. */
+export function requireHome(argv: Args): void {
+  const home = argv.home
+  if (typeof home !== 'string' || !home) return
+  let dir = false
+  try {
+    dir = statSync(home).isDirectory()
+  } catch {
+    // Missing: reported below.
+  }
+  if (!dir) throw new UsageError(`--home ${home}: no such directory`)
 }
 
 export function contextFrom(argv: Args, diagnostics?: Diagnostics): StoreContext {

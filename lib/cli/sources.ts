@@ -10,7 +10,7 @@ import { concatSources } from '../pipeline.js'
 import { resolveRef, type ResolvedRef } from '../refs.js'
 import type { ReadOptions } from '../harness/types.js'
 import { matches, selectedHarnesses, selectionFrom } from './commands/ls.js'
-import type { Args } from './options.js'
+import { requireHome, type Args } from './options.js'
 import { archiveFlag, archivedRefs } from './commands/archive.js'
 
 /** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
@@ -36,6 +36,7 @@ export type ReadOptsFor = (ReadOptions & Record<string, unknown>) | ((harness: s
 export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number }> {
   let refs = refsOf(argv)
   const from = argv.from
+  if (!refs.every((r) => r === '-')) requireHome(argv)
   const resolved: ResolvedRef[] = []
   if (argv[archiveFlag()]) resolved.push(...(await archivedRefs(ctx, argv, refs)))
   else if (Array.isArray(from) && from.length > 0) {

@@ -2,7 +2,7 @@ import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
 import { getHarness, harnesses } from '../../harness/registry.js'
 import type { SessionInfo } from '../../harness/types.js'
-import { contextFrom, type Args } from '../options.js'
+import { contextFrom, requireHome, type Args } from '../options.js'
 import { cwdMatcher, parseTime, sessionTime } from '../../select.js'
 import { finishDiagnostics } from '../io.js'
 import { SORT_KEYS, sessionTable, sortSessions, tableWidth, type SortKey } from '../table.js'
@@ -64,6 +64,7 @@ export function selectedHarnesses(names: unknown): typeof harnesses {
 
 export async function handler(argv: Args): Promise<void> {
   if (argv[archiveFlag()]) return lsArchive(argv)
+  requireHome(argv)
   const ctx = contextFrom(argv)
   const hs = selectedHarnesses(argv.harness)
   const filter = selectionFrom(argv)
