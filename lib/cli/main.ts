@@ -11,6 +11,7 @@ import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
 import { globalValueFlags, storeOptions } from './options.js'
 import { prepareArgs } from './argv.js'
+import { helpWidth, unwrappedExamples } from './help.js'
 import { reportFailure } from './failure.js'
 import { COMPLETE_HOOK, completionCommands, printCompletions } from './completion.js'
 import { STDIN_SENTINEL } from './sources.js'
@@ -70,9 +71,9 @@ export function parser(args: string[], joined: string[] = args): Argv {
     .alias('help', 'h')
     .strict()
     .exitProcess(false)
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    .wrap(helpWidth())
     .demandCommand(1, 'name a command (see ferry --help)')
-  y = storeOptions(y)
+  y = storeOptions(unwrappedExamples(y, helpWidth()))
   for (const m of commandModules(joined)) y = y.command(m as never)
   return y
     .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error or bad input, 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)

@@ -17,7 +17,7 @@ export async function builder(y: Argv): Promise<Argv> {
   let out = toOptions(selectionOptions(readFlagOptions(y))).positional('ref', { type: 'string', array: true, describe: 'harness:id, a session path, or -' })
   for (const t of await loadTransforms()) out = out.option(t.name, { type: 'string', describe: `Apply the ${t.name} transform (value: its options, quoted), in the order given`, group: 'Transforms:' })
   return out
-    .example('ferry convert codex:0199… --to claude-code', 'continue a Codex session in Claude Code')
+    .example('ferry convert codex:019a3c1e --to claude-code', 'continue a Codex session in Claude Code')
     .example('ferry convert --from claude-code --to ferry --out ./export/', 'every Claude Code session to interchange files')
     .example('ferry convert claude-code:0b9e6c1a --to opencode --out s.json --redact', 'a redacted OpenCode export document')
     .example('ferry convert --from codex --since yesterday --to claude-code --dry-run', 'what would be written')

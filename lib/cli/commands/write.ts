@@ -35,7 +35,7 @@ export function writeOpts(argv: Args): Record<string, unknown> {
 export function builder(y: Argv): Argv {
   return toOptions(y)
     .positional('ref', { type: 'string', array: true, describe: 'Interchange files to read (default: stdin)' })
-    .example('ferry cat codex:0199… | ferry write --to claude-code', 'continue a Codex session in Claude Code')
+    .example('ferry cat codex:019a3c1e | ferry write --to claude-code', 'continue a Codex session in Claude Code')
     .example('ferry write --to codex --out /tmp/store < stream.jsonl', 'write into another directory')
     .example('ferry write --to claude-code --home /tmp/h --json < s.jsonl', 'report as JSON lines')
     .example('ferry write --to codex --dry-run < s.jsonl', 'what would be written, writing nothing')
