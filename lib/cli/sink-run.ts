@@ -22,6 +22,7 @@ import { stringify } from '../interchange/stringify.js'
 import { parseSessionKey, type FerryRecord } from '../model.js'
 import { pipeline } from '../pipeline.js'
 import { writtenLine } from './io.js'
+import { progress, type Progress } from './progress.js'
 import { STDIN_SENTINEL } from './sources.js'
 
 export type OutKind = 'store' | 'stdout' | 'dir' | 'file'
@@ -43,10 +44,13 @@ export interface SinkRunOptions {
   json: boolean
   /** Read and transform everything, report what would be written, write nothing. */
   dryRun?: boolean
+  /** What the source holds, for the progress display (sessions, bytes on disk), when known. */
+  total?: { sessions: number; bytes: number }
+  quiet?: boolean
 }
 
 export async function runIntoSink(ctx: StoreContext, source: Readable, transforms: Transform[], to: string, opts: WriteOptions & Record<string, unknown>, run: SinkRunOptions | boolean): Promise<WrittenSession[]> {
-  const { json, dryRun = false } = typeof run === 'boolean' ? { json: run } : run
+  const { json, dryRun = false, total, quiet } = typeof run === 'boolean' ? ({ json: run } as SinkRunOptions) : run
   const h = getHarness(to)
   if (!h.sink) throw new UsageError(`${h.name} (${h.id}) cannot be written yet`)
   const kind = outKind(opts.out)
@@ -56,10 +60,24 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
   const written: WrittenSession[] = []
   // The stream harness on stdout: the records themselves are the output.
   const report = dryRun || !(h.kind === 'stream' && (kind === 'stdout' || kind === 'store'))
+  // Progress on a terminal's stderr only (progress.ts decides); the stream to stdout has none to share the screen with.
+  const bar = progress({
+    label: dryRun ? 'checking' : 'writing',
+    ...(total && total.sessions > 0 ? { total: total.sessions } : {}),
+    quiet: Boolean(quiet),
+  })
   const onWritten = (ws: WrittenSession) => {
     written.push(ws)
+    bar.tick(0, ws.from ?? ws.id)
     if (report) process.stdout.write(writtenLine(ws, json) + '\n')
   }
+  transforms = [counting(bar), ...transforms]
+  try {
+    return await writeAll()
+  } finally {
+    bar.stop()
+  }
+  async function writeAll(): Promise<WrittenSession[]> {
   if (dryRun) {
     await pipeline(source, ...transforms, dryRunSink(h, sinkOpts.out as string | undefined, onWritten))
     return written
@@ -68,7 +86,7 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
     await streamFile(h, source, transforms, resolve(String(opts.out)), Boolean(opts.force), onWritten)
     return written
   }
-  const sink = h.sink(ctx, sinkOpts)
+  const sink = h.sink!(ctx, sinkOpts)
   sink.on('written', onWritten)
   try {
     await pipeline(source, ...transforms, sink)
@@ -77,6 +95,22 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
     process.exitCode = 1
   }
   return written
+  }
+}
+
+/** Counts records and their size as they pass, for the progress display of one long session. */
+function counting(bar: Progress): Transform {
+  let n = 0
+  return new Transform({
+    objectMode: true,
+    transform(rec: FerryRecord, _enc, cb) {
+      n++
+      const raw = (rec as { native?: { raw?: unknown } }).native?.raw
+      if (typeof raw === 'string') bar.bytes(raw.length)
+      if (n % 64 === 0) bar.records(64)
+      cb(null, rec)
+    },
+  })
 }
 
 /** Counts each session as it passes and reports it when the next one (or the end) comes. */

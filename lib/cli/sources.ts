@@ -33,7 +33,7 @@ export function refsOf(argv: Args): string[] {
 /** Read options, or a function giving them per source harness. */
 export type ReadOptsFor = (ReadOptions & Record<string, unknown>) | ((harness: string) => ReadOptions & Record<string, unknown>)
 
-export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number }> {
+export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number; bytes: number }> {
   let refs = refsOf(argv)
   const from = argv.from
   if (!refs.every((r) => r === '-')) requireHome(argv)
@@ -59,5 +59,6 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
   }
   const optsFor = typeof readOpts === 'function' ? readOpts : () => readOpts
   const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id))))
-  return { source, count: resolved.length }
+  const bytes = resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
+  return { source, count: resolved.length, bytes }
 }

@@ -30,8 +30,8 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
   const to = String(argv.to)
   const target = getHarness(to)
   // Source text only helps a writer of the same format (byte-identical copies) or the stream; elsewhere it is dead weight.
-  const { source } = await openSources(ctx, argv, (from) => ({ native: from === to || target.kind === 'stream', ...readOptsFor(argv, from) }))
+  const { source, count, bytes } = await openSources(ctx, argv, (from) => ({ native: from === to || target.kind === 'stream', ...readOptsFor(argv, from) }))
   const transforms = await buildTransforms(argv.rawArgs)
-  await runIntoSink(ctx, source, transforms, to, writeOpts(argv), { json: Boolean(argv.json), dryRun: Boolean(argv['dry-run']) })
+  await runIntoSink(ctx, source, transforms, to, writeOpts(argv), { json: Boolean(argv.json), dryRun: Boolean(argv['dry-run']), total: { sessions: count, bytes }, quiet: Boolean(argv.quiet) })
   finishDiagnostics(ctx.diagnostics)
 }

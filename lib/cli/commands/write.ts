@@ -44,7 +44,7 @@ export function builder(y: Argv): Argv {
 export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
   getHarness(String(argv.to))
-  const { source } = await openSources(ctx, argv, {})
-  await runIntoSink(ctx, source, [], String(argv.to), writeOpts(argv), { json: Boolean(argv.json), dryRun: Boolean(argv['dry-run']) })
+  const { source, count, bytes } = await openSources(ctx, argv, {})
+  await runIntoSink(ctx, source, [], String(argv.to), writeOpts(argv), { json: Boolean(argv.json), dryRun: Boolean(argv['dry-run']), total: { sessions: count, bytes }, quiet: Boolean(argv.quiet) })
   finishDiagnostics(ctx.diagnostics)
 }
