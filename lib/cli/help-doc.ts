@@ -6,7 +6,7 @@
  * fails when they differ.
  */
 import { execFile } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -14,7 +14,14 @@ import { commandModules, commandName } from './main.js'
 
 export const MARKER = '<!-- Everything below is generated from the CLI definitions by `npm run docs:cli`; a test compares it with --help. -->'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
+/** The package root: from dist/lib/cli or from lib/cli (the sources, under a test runner). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, 'bin', 'ferry.js')) && dirname(dir) !== dir) dir = dirname(dir)
+  return dir
+}
+
+const ROOT = packageRoot()
 const BIN = join(ROOT, 'bin', 'ferry.js')
 export const DOC = join(ROOT, 'docs', 'cli.md')
 
