@@ -12,6 +12,9 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { commandModules, commandName } from './main.js'
 
+/** The program's own name (as scriptName in main.ts), for the overview heading. */
+const PROGRAM = 'ferry --help'.split(' ')[0]!
+
 export const MARKER = '<!-- Everything below is generated from the CLI definitions by `npm run docs:cli`; a test compares it with --help. -->'
 
 /** The package root: from dist/lib/cli or from lib/cli (the sources, under a test runner). */
@@ -41,7 +44,7 @@ export async function generated(): Promise<string> {
   const cmds = documentedCommands()
   const texts = await Promise.all([help([]), ...cmds.map((c) => help([c]))])
   const block = (title: string, text: string) => `### ${title}\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\`\n`
-  return [`## Commands\n`, block('ferry', texts[0]!), ...cmds.map((c, i) => block(`ferry ${c}`, texts[i + 1]!))].join('\n')
+  return [`## Commands\n`, block(PROGRAM, texts[0]!), ...cmds.map((c, i) => block(`ferry ${c}`, texts[i + 1]!))].join('\n')
 }
 
 /** docs/cli.md with its generated part replaced. */
