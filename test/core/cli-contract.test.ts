@@ -31,7 +31,7 @@ const CLAUDE = '0b9e6c1a-4d2f-4a8b-9c1d-00000000de00'
 /** Runs a shell command line (pipes between ferry processes); `$F` is ferry. */
 function sh(line: string, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    const child = spawn('bash', ['-c', line], { cwd: opts.cwd, env: { ...process.env, F: `"${process.execPath}" "${FERRY}"`, NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn('bash', ['-c', line], { cwd: opts.cwd, env: { ...process.env, F: `${process.execPath} ${FERRY}`, NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (b) => (stdout += b))
@@ -260,7 +260,7 @@ t.test('on a terminal: progress on stderr, the table fits; in a pipe neither', a
   const dir = tempDir(t)
   const errFile = join(dir, 'stderr')
   // script(1) gives the child a pseudo-terminal; stdout goes to a file so only stderr is on it.
-  const pty = (cmd: string, cols = 80) => spawnSync('script', ['-qec', `stty cols ${cols}; ${cmd}`, '/dev/null'], { encoding: 'utf8', env: { ...process.env, F: `"${process.execPath}" "${FERRY}"` } })
+  const pty = (cmd: string, cols = 80) => spawnSync('script', ['-qec', `stty cols ${cols}; ${cmd}`, '/dev/null'], { encoding: 'utf8', env: { ...process.env, F: `${process.execPath} ${FERRY}` } })
   const conv = pty(`$F --home "${HOME}" convert --from codex --from grok --to ferry --out "${dir}/o/" > "${dir}/out"`)
   t.equal(conv.status, 0, conv.stdout)
   t.match(conv.stdout, /writing .*sessions/, 'progress is drawn on the terminal')
