@@ -159,7 +159,7 @@ async function core() {
   await b.ferry('ferry cat FILE (parse + stringify)', ['cat', file], { bytes })
   const out = join(outDir, 'core-out')
   rmSync(out, { recursive: true, force: true })
-  await b.ferry('ferry write --to ferry --out DIR (atomic file)', ['write', '--to', 'ferry', '--out', out], { bytes, stdinFile: file })
+  await b.ferry('ferry write --to ferry --out DIR (atomic file)', ['write', '--to', 'ferry', '--out', out + '/'], { bytes, stdinFile: file })
 }
 
 const workloadDir = join(root, 'bench', 'workloads')

@@ -35,7 +35,7 @@ export class Diagnostics {
   warnings = 0
   private readonly stream: NodeJS.WritableStream | null
   private readonly maxPerCode: number
-  private readonly json: boolean
+  readonly json: boolean
 
   constructor(opts: DiagnosticsOptions = {}) {
     this.stream = opts.stream === undefined ? process.stderr : opts.stream

@@ -11,6 +11,8 @@ import { getHarness, harnesses, storeEnvVars, type HarnessId } from './harness/r
 import type { DiscoverOptions, ReadOptions, SessionInfo, WriteOptions } from './harness/types.js'
 import { UsageError } from './errors.js'
 import { resolveRef } from './refs.js'
+import { pipeline as joinStages, type Stage } from './pipeline.js'
+import type { WrittenSession } from './harness/types.js'
 
 export * from './model.js'
 export type { Harness, HarnessSpec, SessionInfo, ReadOptions, WriteOptions, WrittenSession, DiscoverOptions, Flag, Flags } from './harness/types.js'
@@ -21,7 +23,7 @@ export { SessionSink, type SessionWriter } from './harness/session-sink.js'
 export { createContext, type StoreContext, type ContextOptions } from './context.js'
 export { Diagnostics, type Diagnostic } from './diagnostics.js'
 export { FerryError, UsageError, ExistsError, UnsafePathError, NotWrittenError, type SessionFailure } from './errors.js'
-export { pipeline, mapRecords, concatSources, collect, type RecordFn, type Stage } from './pipeline.js'
+export { mapRecords, concatSources, collect, type RecordFn, type Stage } from './pipeline.js'
 export { parseStream } from './interchange/parse.js'
 export { stringify } from './interchange/stringify.js'
 export { LineSplitter, lines } from './io/lines.js'
@@ -40,24 +42,59 @@ export function context(opts: ContextOptions = {}): StoreContext {
   return createContext({ ...opts, storeEnvVars: storeEnvVars() })
 }
 
+/**
+ * Where a library call looks for stores: `ctx` (a context()), or `home` (every store under
+ * that directory, as the CLI's --home); neither means this process's HOME and environment.
+ */
+export interface StoreChoice {
+  ctx?: StoreContext
+  home?: string
+}
+
+function contextOf(opts: StoreChoice): StoreContext {
+  if (opts.ctx && opts.home !== undefined) throw new UsageError('give ctx or home, not both')
+  return opts.ctx ?? context(opts.home !== undefined ? { home: opts.home } : {})
+}
+
+/** A session reference: `harness:id` (id or any unique prefix), a bare id, a path, or `-`. */
+export type SessionRef = `${HarnessId}:${string}` | (string & {})
+
 /** Opens a session (`harness:id`, a path, or `-`) as a Readable of records. */
-export async function open(ref: string, opts: ReadOptions & Record<string, unknown> & { ctx?: StoreContext } = {}): Promise<Readable> {
-  const { ctx = context(), ...readOpts } = opts
+export async function open(ref: SessionRef, opts: ReadOptions & StoreChoice & Record<string, unknown> = {}): Promise<Readable> {
+  const { ctx: _c, home: _h, ...readOpts } = opts
+  const ctx = contextOf(opts)
   const { harness, session } = await resolveRef(ctx, ref)
   return harness.read!(ctx, session, { native: true, ...readOpts })
 }
 
-/** A Writable that writes records as sessions of `harness`. */
-export function sink(harness: HarnessId, opts: WriteOptions & Record<string, unknown> & { ctx?: StoreContext } = {}): Writable {
-  const { ctx = context(), ...writeOpts } = opts
+/** A Writable that writes records as sessions of `harness`; `pipeline()` resolves to what it wrote. */
+export function sink(harness: HarnessId, opts: WriteOptions & StoreChoice & Record<string, unknown> = {}): Writable {
+  const { ctx: _c, home: _h, ...writeOpts } = opts
+  const ctx = contextOf(opts)
   const h = getHarness(harness)
   if (!h.sink) throw new UsageError(`${h.name} (${h.id}) cannot be written yet`)
   return h.sink(ctx, writeOpts)
 }
 
+/**
+ * Joins a source, stages and a sink (backpressure, abort on error). Resolves
+ * to the sessions the sink wrote (its `written` reports; none for a plain
+ * Writable); rejects with NotWrittenError after the others were written
+ * when some could not be (sink policy).
+ */
+export async function pipeline(source: Readable, ...rest: [...Stage[], Writable] | [...Stage[], Writable, { signal?: AbortSignal }]): Promise<WrittenSession[]> {
+  const streams = (rest as unknown[]).filter((x): x is Writable => typeof (x as Writable | null)?.on === 'function')
+  const last = streams[streams.length - 1]
+  const written: WrittenSession[] = []
+  last?.on('written', (w: WrittenSession) => written.push(w))
+  await joinStages(source, ...rest)
+  return written
+}
+
 /** Every session of every (or the given) harness. */
-export async function* discover(opts: DiscoverOptions & { ctx?: StoreContext; harness?: HarnessId[] } = {}): AsyncGenerator<SessionInfo> {
-  const { ctx = context(), harness, ...dopts } = opts
+export async function* discover(opts: DiscoverOptions & StoreChoice & { harness?: HarnessId[] } = {}): AsyncGenerator<SessionInfo> {
+  const { ctx: _c, home: _h, harness, ...dopts } = opts
+  const ctx = contextOf(opts)
   for (const h of harnesses) {
     // A store that holds copies (the archive) is listed only when named.
     if (!h.discover || (harness ? !(harness as string[]).includes(h.id) : h.holdsCopies)) continue

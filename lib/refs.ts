@@ -7,6 +7,7 @@ import { AmbiguousError, FerryError, UsageError } from './errors.js'
 import type { StoreContext } from './context.js'
 import { getHarness, harnesses, isHarnessId, storeHarnesses, streamHarness } from './harness/registry.js'
 import type { Harness, SessionInfo } from './harness/types.js'
+import { didYouMean } from './suggest.js'
 
 export interface ResolvedRef {
   harness: Harness
@@ -18,19 +19,27 @@ function claimOrder(): Harness[] {
   return [streamHarness(), ...storeHarnesses()]
 }
 
+/**
+ * The one id rule, the same for every harness: an exact native id, or any
+ * non-empty prefix of one. Exact wins; a prefix that matches several
+ * sessions (of one harness, or — without `harness:` — of several) is
+ * ambiguous: a usage error listing the candidates.
+ */
 export async function resolveRef(ctx: StoreContext, ref: string): Promise<ResolvedRef> {
   if (ref === '-') {
     const h = streamHarness()
     return { harness: h, session: (await h.resolve!(ctx, '-'))! }
   }
   const colon = ref.indexOf(':')
-  if (colon > 0 && isHarnessId(ref.slice(0, colon)) && !existsSync(ref)) {
-    const h = getHarness(ref.slice(0, colon))
+  const named = colon > 0 ? ref.slice(0, colon) : ''
+  if (named && isHarnessId(named) && !existsSync(ref)) {
+    const h = getHarness(named)
     const id = ref.slice(colon + 1)
     if (!h.resolve || !h.read) throw new UsageError(`${h.name} (${h.id}) cannot be read yet`)
-    const s = await h.resolve(ctx, id)
-    if (!s) throw new FerryError(`no ${h.id} session "${id}" under ${h.root(ctx)}${await archivedHint(ctx, ref)}`, { code: 'no-session' })
-    return { harness: h, session: s }
+    if (!id) throw new UsageError(`"${ref}": give a session id (or a prefix of one) after "${named}:"`)
+    const found = await byId(ctx, [h], id)
+    if (found) return found
+    throw new FerryError(`no ${h.id} session "${id}" under ${h.root(ctx)}${await archivedHint(ctx, ref)}`, { code: 'no-session' })
   }
   if (existsSync(ref)) {
     for (const h of claimOrder()) {
@@ -40,16 +49,48 @@ export async function resolveRef(ctx: StoreContext, ref: string): Promise<Resolv
     }
     throw new FerryError('no harness recognises this as a session', { code: 'no-session', position: { file: ref } })
   }
-  // A bare id: look in every store; it must match exactly one session.
-  const found: ResolvedRef[] = []
-  for (const h of harnesses) {
-    if (!h.resolve || !h.read || h.kind === 'stream' || h.holdsCopies) continue
-    const s = await h.resolve(ctx, ref)
-    if (s) found.push({ harness: h, session: s })
+  // `claud:ID`: a mistyped harness, not an id with a colon in it.
+  if (/^[a-z][a-z0-9-]*$/i.test(named) && !ref.includes('/')) {
+    const ids = harnesses.filter((h) => h.read).map((h) => h.id)
+    throw new UsageError(`unknown harness "${named}" in "${ref}"${didYouMean(named.toLowerCase(), ids)} (known: ${ids.join(', ')})`)
   }
-  if (found.length === 1) return found[0]!
-  if (found.length > 1) throw new AmbiguousError(`"${ref}" is ambiguous: ${found.map((f) => f.session.sid).join(', ')}`)
+  // A bare id: look in every store.
+  const found = await byId(ctx, harnesses.filter((h) => h.kind !== 'stream' && !h.holdsCopies && h.read), ref)
+  if (found) return found
   throw new FerryError(`no session "${ref}" (give harness:id, a path, or - for stdin)${await archivedHint(ctx, ref)}`, { code: 'no-session' })
+}
+
+const MAX_CANDIDATES = 8
+
+/** The session of `hs` whose id is `id` or starts with it; null when none; AmbiguousError when several. */
+async function byId(ctx: StoreContext, hs: Harness[], id: string): Promise<ResolvedRef | null> {
+  const exact: ResolvedRef[] = []
+  const prefixed: ResolvedRef[] = []
+  for (const h of hs) {
+    if (!h.discover) {
+      // Nothing to list: the harness's own lookup, held to an exact id.
+      const s = await h.resolve?.(ctx, id).catch(() => null)
+      if (s && s.id === id) exact.push({ harness: h, session: s })
+      continue
+    }
+    let seen = false
+    for await (const s of h.discover(ctx, { all: true })) {
+      if (s.id === id) (exact.push({ harness: h, session: s }), (seen = true))
+      else if (s.id.startsWith(id)) prefixed.push({ harness: h, session: s })
+    }
+    if (!seen && prefixed.every((p) => p.harness !== h)) {
+      // Sessions discovery does not list (a file outside the store the harness still knows by id).
+      const s = await h.resolve?.(ctx, id).catch(() => null)
+      if (s && s.id === id) exact.push({ harness: h, session: s })
+    }
+  }
+  const hits = exact.length ? exact : prefixed
+  if (hits.length === 1) return hits[0]!
+  if (hits.length === 0) return null
+  const shown = hits.slice(0, MAX_CANDIDATES).map(({ session: s }) => `${s.sid}${s.updated_at || s.created_at ? ` (${(s.updated_at ?? s.created_at)!.slice(0, 10)})` : ''}`)
+  const more = hits.length > MAX_CANDIDATES ? `, and ${hits.length - MAX_CANDIDATES} more` : ''
+  const hint = hs.length > 1 ? 'give more of the id, or harness:id' : 'give more of the id'
+  throw new AmbiguousError(`"${id}" is ambiguous: it matches ${hits.length} sessions: ${shown.join(', ')}${more}; ${hint}`)
 }
 
 /** `; the archive at … has it: ferry cat <sid> --archive` when a store that holds copies has the session, else ''. */

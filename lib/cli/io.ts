@@ -1,9 +1,9 @@
 /**
- * What the CLI prints besides records: written-session reports, the ls
- * table, and the final diagnostics summary.
+ * What the CLI prints besides records: written-session reports and the
+ * final diagnostics summary (the session table is table.ts).
  */
 import { Readable, Writable } from 'node:stream'
-import type { SessionInfo, WrittenSession } from '../harness/types.js'
+import type { WrittenSession } from '../harness/types.js'
 import type { Diagnostics } from '../diagnostics.js'
 import { errorMessage } from '../errors.js'
 import { recordId, type EndRec, type FerryRecord } from '../model.js'
@@ -112,28 +112,9 @@ export function salvage(source: Readable): { source: Readable; failure: () => un
   return { source: Readable.from(run(), { objectMode: true, highWaterMark: 64 }), failure: () => failed }
 }
 
-function cell(s: string | number | undefined, width: number): string {
-  const v = s === undefined ? '-' : String(s)
-  return v.length > width ? v.slice(0, width - 1) + '…' : v.padEnd(width)
-}
-
-export function lsTable(rows: SessionInfo[]): string {
-  const head = `${cell('HARNESS', 11)} ${cell('ID', 38)} ${cell('UPDATED', 16)} ${cell('MSGS', 5)} ${cell('CWD', 28)} TITLE`
-  const lines = rows.map((r) =>
-    [
-      cell(r.harness, 11),
-      cell(r.id, 38),
-      cell((r.updated_at ?? r.created_at)?.slice(0, 16).replace('T', ' '), 16),
-      cell(r.message_count, 5),
-      cell(r.cwd, 28),
-      (r.title ?? '').replace(/\s+/g, ' ').slice(0, 80),
-    ].join(' '),
-  )
-  return [head, ...lines].join('\n') + '\n'
-}
-
 export function finishDiagnostics(d: Diagnostics): void {
   const s = d.summary()
-  if (s && d.errors + d.warnings > 0) process.stderr.write(s + '\n')
+  // With --json every report was already an object; a text summary would break a line reader.
+  if (s && d.errors + d.warnings > 0 && !d.json) process.stderr.write(s + '\n')
   if (d.errors > 0 && !process.exitCode) process.exitCode = 1
 }

@@ -4,15 +4,19 @@
  * away), 1 runtime error or bad input (after everything readable was
  * processed), 2 usage error.
  */
-import yargs, { type Argv } from 'yargs'
-import { errorMessage, FerryError, UsageError } from '../errors.js'
+import yargs, { type Argv, type CommandModule } from 'yargs'
+import { UsageError } from '../errors.js'
 import { isEpipe } from '../pipeline.js'
 import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
 import { guardStdout } from './io.js'
-import { storeOptions } from './options.js'
+import { globalValueFlags, storeOptions } from './options.js'
+import { prepareArgs } from './argv.js'
+import { helpWidth, unwrappedExamples } from './help.js'
+import { reportFailure } from './failure.js'
+import { COMPLETE_HOOK, completionCommands, printCompletions } from './completion.js'
 import { STDIN_SENTINEL } from './sources.js'
-import { joinTransformValues, loadTransforms } from './transforms.js'
+import { joinTransformValues, loadedTransforms, loadTransforms } from './transforms.js'
 import { filterCommand } from './commands/filter-command.js'
 import * as ls from './commands/ls.js'
 import * as cat from './commands/cat.js'
@@ -24,48 +28,68 @@ import * as search from './commands/search.js'
 import * as exportCmd from './commands/export.js'
 import * as cont from './commands/continue.js'
 
-export async function main(args: string[]): Promise<void> {
-  guardStdout()
-  const transforms = await loadTransforms()
-  const joined = joinTransformValues(args, transforms)
-  const rawArgs = joined.map((a) => (a === '-' ? STDIN_SENTINEL : a))
-  let y: Argv = yargs(rawArgs)
+/** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function commandModules(joined: string[]): Array<CommandModule<any, any>> {
+  const transforms = loadedTransforms()
+  return [
+    ls,
+    { ...cat, handler: (argv: Record<string, unknown>) => cat.handler({ ...argv, rawArgs: joined }) },
+    write,
+    { ...convert, handler: (argv: Record<string, unknown>) => convert.handler({ ...argv, rawArgs: joined }) },
+    quickstart,
+    archive,
+    search,
+    exportCmd,
+    cont,
+    ...transforms.map((t) => filterCommand(t)),
+    ...completionCommands(() => commandModules(joined)),
+  ] as unknown as Array<CommandModule<any, any>>
+}
+
+/** The word that names a command module (`cat [ref..]` → `cat`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function commandName(m: CommandModule<any, any>): string {
+  return String(m.command).split(' ')[0]!
+}
+
+/** The parser with every option and command: what `main` runs, what completion and docs/cli.md read. */
+export function parser(args: string[], joined: string[] = args): Argv {
+  let y: Argv = yargs(args)
     .scriptName('ferry')
     .usage('ferry <command> [options]\n\nMove coding-agent sessions between agents: read any harness into one record stream, transform it, write it as any other.')
     .version(VERSION)
+    .alias('version', 'V')
+    .help('help')
+    .alias('help', 'h')
     .strict()
     .exitProcess(false)
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    .wrap(helpWidth())
     .demandCommand(1, 'name a command (see ferry --help)')
-    .recommendCommands()
-  y = storeOptions(y)
-  y = y
-    .command(ls as unknown as Parameters<Argv['command']>[0])
-    .command({ ...cat, handler: (argv: Record<string, unknown>) => cat.handler({ ...argv, rawArgs: joined }) } as never)
-    .command(write as unknown as Parameters<Argv['command']>[0])
-    .command({ ...convert, handler: (argv: Record<string, unknown>) => convert.handler({ ...argv, rawArgs: joined }) } as never)
-    .command(quickstart as unknown as Parameters<Argv['command']>[0])
-    .command(archive as unknown as Parameters<Argv['command']>[0])
-    .command(search as unknown as Parameters<Argv['command']>[0])
-    .command(exportCmd as unknown as Parameters<Argv['command']>[0])
-    .command(cont as unknown as Parameters<Argv['command']>[0])
-  for (const t of transforms) y = y.command(filterCommand(t) as never)
-  y = y
-    .epilog(`${harnessSummary()}\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
+  y = storeOptions(unwrappedExamples(y, helpWidth()))
+  for (const m of commandModules(joined)) y = y.command(m as never)
+  return y
+    .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error or bad input, 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
     .fail((msg, err) => {
       throw err ?? new UsageError(msg)
     })
+}
+
+export async function main(args: string[]): Promise<void> {
+  guardStdout()
+  let json = args.includes('--json')
   try {
-    await y.parseAsync()
+    // The completion scripts' hook: the words typed so far, never parsed as a command line.
+    if (args[0] === COMPLETE_HOOK) return await printCompletions(args.slice(args[1] === '--' ? 2 : 1), commandModules([]))
+    const transforms = await loadTransforms()
+    const names = commandModules([]).map(commandName).filter((n) => !n.startsWith('__'))
+    const prepared = prepareArgs(joinTransformValues(args, transforms), names, globalValueFlags())
+    json = prepared.json
+    const joined = prepared.args
+    const rawArgs = joined.map((a) => (a === '-' ? STDIN_SENTINEL : a))
+    await parser(rawArgs, joined).parseAsync()
   } catch (err) {
     if (isEpipe(err)) return
-    if (err instanceof UsageError || (!(err instanceof FerryError) && (err as Error)?.name === 'YError')) {
-      process.stderr.write(`ferry: ${errorMessage(err)}\n`)
-      process.exitCode = 2
-      return
-    }
-    process.stderr.write(`ferry: error: ${errorMessage(err)}\n`)
-    if (process.env.FERRY_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`)
-    process.exitCode = 1
+    reportFailure(err, json)
   }
 }

@@ -5,6 +5,7 @@
  * `--<harness id>-<option>` (`--codex-provider`), with the harness's older
  * names kept as aliases (`--provider`).
  */
+import { statSync } from 'node:fs'
 import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../context.js'
 import { Diagnostics } from '../diagnostics.js'
@@ -16,6 +17,11 @@ export type Args = Record<string, unknown>
 
 export function camel(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
+}
+
+/** Global options that take a value (so the word after them is not the command). */
+export function globalValueFlags(): Set<string> {
+  return new Set(['home', 'max-line-bytes', ...harnesses.flatMap((h) => (h.store.flag ? [h.store.flag.name] : []))])
 }
 
 export function storeOptions<T>(y: Argv<T>): Argv<T> {
@@ -30,6 +36,7 @@ export function storeOptions<T>(y: Argv<T>): Argv<T> {
     describe: 'Longest input line kept (default 256 MiB); longer lines are reported with their position and skipped',
     global: true,
   }) as Argv<T>
+  out = out.option('quiet', { type: 'boolean', alias: 'q', describe: 'No progress display on stderr (it is shown only when stderr is a terminal)', global: true }) as Argv<T>
   for (const h of harnesses) {
     const f = h.store.flag
     if (f) out = out.option(f.name, { type: 'string', describe: f.describe, global: true }) as Argv<T>
@@ -91,6 +98,19 @@ export function writeOptsFor(argv: Args, harnessId: string): Record<string, unkn
   return pick(argv, named('writeFlags'), harnessId)
 }
 
+/** Commands that only read take `--home` as a place that must be there: "no sessions found" would hide the typo. */
+export function requireHome(argv: Args): void {
+  const home = argv.home
+  if (typeof home !== 'string' || !home) return
+  let dir = false
+  try {
+    dir = statSync(home).isDirectory()
+  } catch {
+    // Missing: reported below.
+  }
+  if (!dir) throw new UsageError(`--home ${home}: no such directory`)
+}
+
 export function contextFrom(argv: Args, diagnostics?: Diagnostics): StoreContext {
   const roots: Record<string, string> = {}
   for (const h of harnesses) {
@@ -103,7 +123,7 @@ export function contextFrom(argv: Args, diagnostics?: Diagnostics): StoreContext
     ...(typeof argv.home === 'string' && argv.home ? { home: argv.home } : {}),
     roots,
     storeEnvVars: storeEnvVars(),
-    diagnostics: diagnostics ?? new Diagnostics(),
+    diagnostics: diagnostics ?? new Diagnostics({ json: argv.json === true }),
     ...(typeof mlb === 'number' ? { maxLineBytes: mlb } : {}),
   })
 }

@@ -23,10 +23,12 @@ export interface Progress {
   tick(bytes?: number, what?: string): void
   /** Bytes read so far within the current session (for one big session). */
   bytes(n: number): void
+  /** More records passed (shown while one big session is read). */
+  records(n: number): void
   stop(): void
 }
 
-const NONE: Progress = { tick() {}, bytes() {}, stop() {} }
+const NONE: Progress = { tick() {}, bytes() {}, records() {}, stop() {} }
 
 function human(n: number): string {
   if (n < 1024) return `${n} B`
@@ -47,6 +49,7 @@ export function progress(opts: ProgressOptions): Progress {
   let done = 0
   let bytes = 0
   let current = ''
+  let records = 0
   const byBytes = opts.totalBytes !== undefined && opts.totalBytes > 0
   const bar = new cliProgress.SingleBar(
     {
@@ -63,7 +66,8 @@ export function progress(opts: ProgressOptions): Progress {
         const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 70))
         const filled = Math.round(params.progress * width)
         const gauge = byBytes || opts.total !== undefined ? `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ` : ''
-        return `${opts.label} ${gauge}${sessions} ${human(bytes)} ${rate}${eta} ${current}`.slice(0, (stream.columns ?? 80) - 1)
+        const recs = records ? ` ${records} records` : ''
+        return `${opts.label} ${gauge}${sessions}${recs} ${human(bytes)} ${rate}${eta} ${current}`.slice(0, (stream.columns ?? 80) - 1)
       },
     },
     cliProgress.Presets.shades_classic,
@@ -80,6 +84,9 @@ export function progress(opts: ProgressOptions): Progress {
     bytes(n) {
       bytes += n
       update()
+    },
+    records(n) {
+      records += n
     },
     stop() {
       bar.stop()

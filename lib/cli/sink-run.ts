@@ -3,35 +3,177 @@
  * written, one line per session on stdout (or JSON with --json). Sessions
  * that could not be written were reported by the sink (sink policy); the
  * NotWrittenError it ends with only sets the exit code here.
+ *
+ * `--out` means one thing everywhere: `-` is stdout (only where the format
+ * is a stream); a path ending in a separator, or an existing directory, is a
+ * directory; anything else is a file. The interchange stream holds many
+ * sessions, so a file there gets all of them; a store harness decides what a
+ * file means for it (an import document, a database) and refuses what it cannot.
  */
-import type { Readable, Transform } from 'node:stream'
+import { statSync } from 'node:fs'
+import { resolve, sep } from 'node:path'
+import { Transform, Writable, type Readable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import { NotWrittenError, UsageError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
-import type { WriteOptions, WrittenSession } from '../harness/types.js'
+import type { Harness, WriteOptions, WrittenSession } from '../harness/types.js'
+import { AtomicFile } from '../io/atomic.js'
+import { stringify } from '../interchange/stringify.js'
+import { parseSessionKey, type FerryRecord } from '../model.js'
 import { pipeline } from '../pipeline.js'
 import { report as printReport, salvage, stdoutIsReport, writtenLine } from './io.js'
+import { progress, type Progress } from './progress.js'
+import { STDIN_SENTINEL } from './sources.js'
 
-export async function runIntoSink(ctx: StoreContext, source: Readable, transforms: Transform[], to: string, opts: WriteOptions & Record<string, unknown>, json: boolean): Promise<WrittenSession[]> {
+export type OutKind = 'store' | 'stdout' | 'dir' | 'file'
+
+/** What `--out VALUE` names (see the module comment). */
+export function outKind(out: string | undefined): OutKind {
+  if (out === undefined) return 'store'
+  if (out === '-' || out === STDIN_SENTINEL) return 'stdout'
+  if (out.endsWith('/') || out.endsWith(sep)) return 'dir'
+  try {
+    if (statSync(out).isDirectory()) return 'dir'
+  } catch {
+    // Not there yet: a file name.
+  }
+  return 'file'
+}
+
+export interface SinkRunOptions {
+  json: boolean
+  /** Read and transform everything, report what would be written, write nothing. */
+  dryRun?: boolean
+  /** What the source holds, for the progress display (sessions, bytes on disk), when known. */
+  total?: { sessions: number; bytes: number }
+  quiet?: boolean
+}
+
+export async function runIntoSink(ctx: StoreContext, source: Readable, transforms: Transform[], to: string, opts: WriteOptions & Record<string, unknown>, run: SinkRunOptions | boolean): Promise<WrittenSession[]> {
+  const { json, dryRun = false, total, quiet } = typeof run === 'boolean' ? ({ json: run } as SinkRunOptions) : run
   const h = getHarness(to)
   if (!h.sink) throw new UsageError(`${h.name} (${h.id}) cannot be written yet`)
-  const sink = h.sink(ctx, opts)
+  const kind = outKind(opts.out)
+  if (kind === 'stdout' && h.kind !== 'stream') throw new UsageError(`--out -: ${h.name} is written as a store, not to stdout; give a directory or file`)
+  const { out: _out, ...rest } = opts
+  const sinkOpts: WriteOptions & Record<string, unknown> = kind === 'stdout' || kind === 'store' ? rest : { ...rest, out: opts.out }
   const written: WrittenSession[] = []
   // The stream harness on stdout: the records themselves are the output.
-  const report = !(h.kind === 'stream' && !opts.out)
+  const report = dryRun || !(h.kind === 'stream' && (kind === 'stdout' || kind === 'store'))
   if (report) stdoutIsReport()
-  sink.on('written', (ws: WrittenSession) => {
-    written.push(ws)
-    if (report) printReport(writtenLine(ws, json) + '\n')
+  // Progress on a terminal's stderr only (progress.ts decides); the stream to stdout has none to share the screen with.
+  const bar = progress({
+    label: dryRun ? 'checking' : 'writing',
+    ...(total && total.sessions > 0 ? { total: total.sessions } : {}),
+    quiet: Boolean(quiet),
   })
+  const onWritten = (ws: WrittenSession) => {
+    written.push(ws)
+    bar.tick(0, ws.from ?? ws.id)
+    if (report) printReport(writtenLine(ws, json) + '\n')
+  }
+  transforms = [counting(bar), ...transforms]
+  // A read that fails midway: the sessions before it are written, the cut one is not; then the located error.
   const salvaged = salvage(source)
+  try {
+    return await writeAll()
+  } finally {
+    bar.stop()
+  }
+  async function writeAll(): Promise<WrittenSession[]> {
+  if (dryRun) {
+    await pipeline(salvaged.source, ...transforms, dryRunSink(h, sinkOpts.out as string | undefined, onWritten))
+    if (salvaged.failure()) throw salvaged.failure()
+    return written
+  }
+  if (h.kind === 'stream' && kind === 'file') {
+    await streamFile(h, salvaged.source, transforms, resolve(String(opts.out)), Boolean(opts.force), onWritten, salvaged.failure)
+    return written
+  }
+  const sink = h.sink!(ctx, sinkOpts)
+  sink.on('written', onWritten)
   try {
     await pipeline(salvaged.source, ...transforms, sink)
   } catch (err) {
     if (!(err instanceof NotWrittenError)) throw err
     process.exitCode = 1
   }
-  // The read failed midway: the sessions before it are written, the cut one is not; then the located error.
   if (salvaged.failure()) throw salvaged.failure()
   return written
+  }
+}
+
+/** Counts records and their size as they pass, for the progress display of one long session. */
+function counting(bar: Progress): Transform {
+  let n = 0
+  return new Transform({
+    objectMode: true,
+    transform(rec: FerryRecord, _enc, cb) {
+      n++
+      const raw = (rec as { native?: { raw?: unknown } }).native?.raw
+      if (typeof raw === 'string') bar.bytes(raw.length)
+      if (n % 64 === 0) bar.records(64)
+      cb(null, rec)
+    },
+  })
+}
+
+/** Counts each session as it passes and reports it when the next one (or the end) comes. */
+function sessionsOf(h: Harness, path: string, report: (ws: WrittenSession, records: number) => void): Transform {
+  let current: { sid: string; native: string; title?: string; records: number } | null = null
+  const flush = () => {
+    if (current) report({ harness: h.id, id: current.native, path, from: current.sid, ...(current.title ? { title: current.title } : {}) }, current.records)
+  }
+  return new Transform({
+    objectMode: true,
+    transform(rec: FerryRecord, _enc, cb) {
+      if (rec.kind === 'session') {
+        flush()
+        current = { sid: rec.sid, native: rec.native_id ?? parseSessionKey(rec.sid).nativeId, records: 0, ...(rec.title ? { title: rec.title } : {}) }
+      }
+      if (current) current.records++
+      cb(null, rec)
+    },
+    flush(cb) {
+      flush()
+      cb()
+    },
+  })
+}
+
+/** `--dry-run`: everything is read and transformed; each session is reported with `dry_run: true`, nothing is written. */
+function dryRunSink(h: Harness, out: string | undefined, report: (ws: WrittenSession) => void): Writable {
+  const where = out ?? '(store)'
+  const counter = sessionsOf(h, where, (ws, records) => report({ ...ws, note: `dry run: ${records} records, not written`, dry_run: true, records } as WrittenSession))
+  const sinkEnd = new Writable({ objectMode: true, write: (_r, _e, cb) => cb() })
+  counter.pipe(sinkEnd)
+  return new Writable({
+    objectMode: true,
+    write(rec, _enc, cb) {
+      if (counter.write(rec)) cb()
+      else counter.once('drain', () => cb())
+    },
+    final(cb) {
+      counter.end()
+      sinkEnd.once('finish', () => cb())
+    },
+  })
+}
+
+/** Every session into one interchange file, written under a temp name and renamed when complete. */
+async function streamFile(h: Harness, source: Readable, transforms: Transform[], path: string, force: boolean, report: (ws: WrittenSession) => void, failure: () => unknown): Promise<void> {
+  const file = await AtomicFile.create(path, { force })
+  const seen: WrittenSession[] = []
+  try {
+    // Through file.write (not piped into file.stream): commit() ends the stream itself.
+    const into = new Writable({ write: (chunk: Buffer, _enc, cb) => void file.write(chunk).then(() => cb(), cb) })
+    await pipeline(source, ...transforms, sessionsOf(h, path, (ws) => seen.push(ws)), stringify(), into)
+    // A read cut short leaves nothing under the final name.
+    if (failure()) throw failure()
+    await file.commit({ force })
+  } catch (err) {
+    await file.abort()
+    throw err
+  }
+  for (const ws of seen) report(ws)
 }

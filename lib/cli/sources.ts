@@ -10,7 +10,7 @@ import { concatSources } from '../pipeline.js'
 import { resolveRef, type ResolvedRef } from '../refs.js'
 import type { ReadOptions } from '../harness/types.js'
 import { matches, selectedHarnesses, selectionFrom } from './commands/ls.js'
-import type { Args } from './options.js'
+import { requireHome, type Args } from './options.js'
 import { archiveFlag, archivedRefs } from './commands/archive.js'
 
 /** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
@@ -33,9 +33,10 @@ export function refsOf(argv: Args): string[] {
 /** Read options, or a function giving them per source harness. */
 export type ReadOptsFor = (ReadOptions & Record<string, unknown>) | ((harness: string) => ReadOptions & Record<string, unknown>)
 
-export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number }> {
+export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number; bytes: number }> {
   let refs = refsOf(argv)
   const from = argv.from
+  if (!refs.every((r) => r === '-')) requireHome(argv)
   const resolved: ResolvedRef[] = []
   if (argv[archiveFlag()]) resolved.push(...(await archivedRefs(ctx, argv, refs)))
   else if (Array.isArray(from) && from.length > 0) {
@@ -58,5 +59,6 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
   }
   const optsFor = typeof readOpts === 'function' ? readOpts : () => readOpts
   const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id))))
-  return { source, count: resolved.length }
+  const bytes = resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
+  return { source, count: resolved.length, bytes }
 }

@@ -59,9 +59,9 @@ const redactAdapter: TransformAdapter = {
     text: { type: 'boolean', default: false, describe: 'Redact plain text from stdin instead of a record stream; every byte outside a secret is unchanged' },
   }),
   examples: [
-    ['ferry cat codex:ID | ferry redact | ferry write --to claude-code', 'share a session without its secrets'],
+    ['ferry cat codex:019a3c1e | ferry redact | ferry write --to claude-code', 'share a session without its secrets'],
     ['ferry redact --text < error.log', 'redact any text'],
-    ['ferry cat claude-code:ID | ferry redact --check', 'pre-share hook: exit 1 when something would be redacted'],
+    ['ferry cat claude-code:0b9e6c1a | ferry redact --check', 'pre-share hook: exit 1 when something would be redacted'],
   ],
   adjust: (opts, cli) => (cli.reportJson === true ? { ...opts, report: true } : opts),
   attach(stage, cli) {
@@ -96,7 +96,7 @@ const filterAdapter: TransformAdapter = {
     count: { type: 'boolean', default: false, describe: 'Print what would pass (`sessions N`, `messages N`, `records N`) instead of the stream' },
   }),
   examples: [
-    ['ferry cat codex:ID | ferry filter --no-context --blocks text,tool', 'drop injected context, thinking and images'],
+    ['ferry cat codex:019a3c1e | ferry filter --no-context --blocks text,tool', 'drop injected context, thinking and images'],
     ['ferry cat --from codex | ferry filter --since 7d --cwd ~/app --count', 'how many sessions of one project last week'],
   ],
   async command(cli, argv, ctx, makeStage) {
@@ -113,11 +113,20 @@ const filterAdapter: TransformAdapter = {
 
 const truncateAdapter: TransformAdapter = {
   options: {},
-  examples: [['ferry cat codex:ID | ferry truncate --tool-output 4000 --images strip', 'shorten outputs, drop image bytes']],
+  examples: [['ferry cat codex:019a3c1e | ferry truncate --tool-output 4000 --images strip', 'shorten outputs, drop image bytes']],
+}
+
+const normalizeAdapter: TransformAdapter = {
+  options: {},
+  examples: [
+    ['ferry cat grok:01a1f84a | ferry normalize-tools', 'every tool call under the canonical names and keys'],
+    ['ferry cat codex:019a3c1e | ferry normalize-tools --style grok', 'in another agent\'s tool vocabulary'],
+  ],
 }
 
 export const adapters: Record<string, TransformAdapter> = {
   filter: filterAdapter,
+  'normalize-tools': normalizeAdapter,
   redact: redactAdapter,
   truncate: truncateAdapter,
 }

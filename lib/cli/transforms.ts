@@ -26,6 +26,10 @@ export async function loadTransforms(): Promise<CliTransform[]> {
   return cliTransforms
 }
 
+export function loadedTransforms(): CliTransform[] {
+  return cliTransforms
+}
+
 /** Every flag of the transform flag (`--redact=…`): the spec's options and the adapter's. */
 function flagSchema(t: CliTransform): OptionSchema {
   return { ...t.spec.options, ...t.options }
@@ -132,6 +136,17 @@ function isOptionString(t: CliTransform, word: string | undefined): word is stri
   return flags.some((f) => word === `--${f}` || word.startsWith(`--${f}=`))
 }
 
+/** Whether `--flag` of `t` takes a value (anything but a boolean). */
+function takesValue(t: CliTransform, word: string): boolean {
+  const name = word.replace(/^--/, '')
+  return Object.entries(flagSchema(t)).some(([k, o]) => flagOf(k, o) === name && o.type !== 'boolean')
+}
+
+/** Quotes a word for splitWords when it has spaces. */
+function quoteWord(w: string): string {
+  return /\s/.test(w) ? `'${w.replace(/'/g, '')}'` : w
+}
+
 /**
  * Rewrites every transform flag as `--name=OPTIONS`: `--truncate '--tool-output 4000'`
  * and `--truncate --tool-output` become one word, and a bare `--redact` becomes
@@ -149,8 +164,18 @@ export function joinTransformValues(rawArgs: string[], transforms: CliTransform[
     }
     const t = a.startsWith('--') && !a.includes('=') ? byName.get(a.slice(2)) : undefined
     if (!t) out.push(a)
-    else if (isOptionString(t, rawArgs[i + 1])) out.push(`${a}=${rawArgs[++i]}`)
-    else out.push(`${a}=`)
+    else if (rawArgs[i + 1]?.includes(' ') && isOptionString(t, rawArgs[i + 1])) out.push(`${a}=${rawArgs[++i]}`)
+    else {
+      // Unquoted (`--truncate --tool-output 5 --images strip`): take the transform's own
+      // flags and the values of those that take one, up to the first word that is neither.
+      const words: string[] = []
+      while (isOptionString(t, rawArgs[i + 1])) {
+        const w = rawArgs[++i]!
+        words.push(w)
+        if (!w.includes('=') && takesValue(t, w) && rawArgs[i + 1] !== undefined && !rawArgs[i + 1]!.startsWith('--')) words.push(rawArgs[++i]!)
+      }
+      out.push(`${a}=${words.map(quoteWord).join(' ')}`)
+    }
   }
   return out
 }

@@ -25,6 +25,15 @@ export function stringify(opts: StringifyOptions = {}): Transform {
     writableObjectMode: true,
     writableHighWaterMark: 64,
     transform(rec: FerryRecord, _enc, cb: TransformCallback) {
+      // A stage in a pipe (`ferry cat X | ferry redact | …`) passes the one preamble it
+      // was given instead of stacking its own on top; later ones (concatenated inputs) go.
+      if (rec.kind === 'stream' && (opts.preamble ?? true)) {
+        if (first) {
+          first = false
+          pending += JSON.stringify(rec) + '\n'
+        }
+        return cb()
+      }
       if (first) {
         first = false
         pending += JSON.stringify(preambleRecord()) + '\n'

@@ -45,3 +45,16 @@ t.test('a record function may drop or split records', async (t) => {
   t.ok(records.length > 0)
   t.notOk(records.some((r) => r.kind === 'message' && r.role === 'user'), 'user messages dropped')
 })
+
+t.test('open and sink take { home }; pipeline resolves to the written sessions', async (t) => {
+  const out = tempDir(t)
+  const written = await pipeline(await open('codex:019a3c1e', { home: HOME }), sink('claude-code', { home: out }))
+  t.equal(written.length, 1, 'one session written')
+  t.match(written[0], { harness: 'claude-code', from: 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b' })
+  t.ok(written[0]!.path.startsWith(out), 'into the given home, not the real one')
+  const listed = []
+  for await (const s of discover({ home: out })) listed.push(s.sid)
+  t.same(listed, [`claude-code:${written[0]!.id}`], 'discover takes { home } too')
+  await t.rejects(open('codex:019a3c1e', { home: out }), { code: 'no-session' }, 'home is honoured: the sample is not there')
+  t.throws(() => sink('codex', { home: out, ctx: context({ home: out }) }), { code: 'usage' }, 'ctx or home, not both')
+})

@@ -12,8 +12,22 @@ t.test('parseTime: ISO dates and times, spans back from now', async (t) => {
   t.equal(parseTime('2026-11-29T10:00:00Z', NOW), Date.parse('2026-11-29T10:00:00Z'))
   t.equal(parseTime('2026-11-29 10:00', NOW), Date.parse('2026-11-29 10:00'))
   t.throws(() => parseTime('bogus', NOW, 'until'), { code: 'usage', message: /^--until: / })
-  t.throws(() => parseTime('7 days ago', NOW), { code: 'usage', message: /^--since: / })
+  t.equal(parseTime('-7d', NOW), NOW - 7 * 86400e3, 'a span written as an offset')
+  t.throws(() => parseTime('yesterday-ish', NOW), { code: 'usage', message: /^--since: not a date/ })
+  t.throws(() => parseTime('', NOW), { code: 'usage' })
   t.throws(() => parseTime('2026-13-45', NOW), { code: 'usage' })
+})
+
+t.test('parseTime: natural dates, a whole day for since and until', async (t) => {
+  const day = (d: Date, h: number, m = 0, s = 0, ms = 0) => new Date(d.getFullYear(), d.getMonth(), d.getDate(), h, m, s, ms).getTime()
+  const y = new Date(NOW - 86400e3)
+  t.equal(parseTime('yesterday', NOW), day(y, 0), 'since yesterday: its first moment')
+  t.equal(parseTime('yesterday', NOW, 'until'), day(y, 23, 59, 59, 999), 'until yesterday: its last moment')
+  t.equal(parseTime('today', NOW), day(new Date(NOW), 0))
+  const ago = parseTime('3 days ago', NOW)
+  t.equal(ago, day(new Date(NOW - 3 * 86400e3), 0), 'n days ago, from the start of that day')
+  t.ok(parseTime('2 hours ago', NOW) > NOW - 2 * 3600e3 - 60e3, 'a time of day given is kept')
+  t.ok(parseTime('last monday', NOW) < NOW)
 })
 
 t.test('cwdMatcher: a path is that directory or below, a glob is a glob', async (t) => {

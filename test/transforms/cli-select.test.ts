@@ -63,7 +63,7 @@ t.test('filter --since/--until take spans and ISO dates', async (t) => {
 })
 
 t.test('filter --since bogus is a usage error, not an empty stream', async (t) => {
-  for (const args of [['--since', 'bogus'], ['--until', 'last tuesday'], ['--since', 'bogus', '--count']]) {
+  for (const args of [['--since', 'bogus'], ['--until', 'tuesday-ish'], ['--since', 'bogus', '--count']]) {
     const r = await ferry(['filter', ...args], { input: stream() })
     t.equal(r.code, 2, `${args.join(' ')}: exit 2`)
     t.match(r.stderr, new RegExp(`${args[0]}: not a date`))

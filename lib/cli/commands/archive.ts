@@ -13,7 +13,8 @@ import type { Harness, SessionInfo } from '../../harness/types.js'
 import { lockError, openArchive } from '../../archive/db.js'
 import { syncArchive, type SyncSource, type SyncSummary } from '../../archive/sync.js'
 import { contextFrom, type Args } from '../options.js'
-import { finishDiagnostics, lsTable } from '../io.js'
+import { finishDiagnostics } from '../io.js'
+import { sessionTable as lsTable, tableWidth } from '../table.js'
 import { progress } from '../progress.js'
 import { matches, selectionFrom } from './ls.js'
 
@@ -53,7 +54,6 @@ export function builder(y: Argv): Argv {
     .option('since', { type: 'string', describe: 'Only sessions updated since a date (ISO) or a span (7d, 12h)' })
     .option('wait', { type: 'number', default: 30, describe: 'Seconds to wait for another archive run holding the database' })
     .option('json', { type: 'boolean', default: false, describe: 'The summary as one JSON object on stdout' })
-    .option('quiet', { type: 'boolean', default: false, describe: 'No progress bar' })
     .example('ferry archive', 'archive (or bring up to date) every session of every agent')
     .example('ferry archive --harness codex --db /srv/team/archive.db', 'only Codex, into a chosen file')
 }

@@ -15,9 +15,9 @@ export async function builder(y: Argv): Promise<Argv> {
     .option('native', { type: 'boolean', default: true, describe: 'Carry the source text of each record (lets a same-harness write reproduce it byte for byte); --no-native for smaller output' })
   for (const t of await loadTransforms()) out = out.option(t.name, { type: 'string', describe: `Apply the ${t.name} transform (value: its options, quoted), in the order given`, group: 'Transforms:' })
   return out
-    .example('ferry cat codex:0199a3c1-7f00-7a11-8b22-3c4d5e6f7a8b', 'one Codex session as records')
-    .example('ferry cat ~/.claude/projects/-home-me-app/5d2f….jsonl | jq -c .kind', 'a session file, piped')
-    .example("ferry cat claude-code:5d2f… --redact --truncate '--tool-output 4000'", 'redacted, outputs capped')
+    .example('ferry cat codex:019a3c1e', 'one Codex session as records')
+    .example('ferry cat ~/.claude/projects/-home-dev-demo-app/0b9e6c1a-4d2f-4a8b-9c1d-00000000de00.jsonl | jq -c .kind', 'a session file, piped')
+    .example("ferry cat claude-code:0b9e6c1a --redact --truncate '--tool-output 4000'", 'redacted, outputs capped')
     .example('ferry cat --from codex --since 7d > week.jsonl', 'every Codex session of the last week')
 }
 

@@ -17,7 +17,7 @@ export function builder(y: Argv): Argv {
     .option('new', { type: 'boolean', default: false, describe: 'Write a fresh copy even when an unchanged one exists' })
     .option('exec', { type: 'boolean', default: false, describe: 'Run the resume command in this terminal' })
     .option('json', { type: 'boolean', default: false, describe: 'Report as JSON (written session + command)' })
-    .example('ferry continue codex:0199… --with claude-code', 'prints: cd /repo && claude --resume <id>')
+    .example('ferry continue codex:019a3c1e --with claude-code', 'prints: cd /repo && claude --resume <id>')
 }
 
 export async function handler(argv: Args): Promise<void> {

@@ -2,9 +2,10 @@ import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
 import { getHarness, harnesses } from '../../harness/registry.js'
 import type { SessionInfo } from '../../harness/types.js'
-import { contextFrom, type Args } from '../options.js'
+import { contextFrom, requireHome, type Args } from '../options.js'
 import { cwdMatcher, parseTime, sessionTime } from '../../select.js'
-import { finishDiagnostics, lsTable } from '../io.js'
+import { finishDiagnostics } from '../io.js'
+import { SORT_KEYS, sessionTable, sortSessions, tableWidth, type SortKey } from '../table.js'
 import { archiveFlag, lsArchive } from './archive.js'
 
 export const command = 'ls'
@@ -14,12 +15,17 @@ export function builder(y: Argv): Argv {
   return y
     .option('harness', { type: 'string', array: true, describe: 'Only these harnesses (repeatable)' })
     .option('cwd', { type: 'string', describe: 'Only sessions whose working directory is DIR or below it (or matches a glob: /srv/**/app)' })
-    .option('since', { type: 'string', describe: 'Only sessions updated since a date (ISO) or a span (7d, 12h)' })
+    .option('since', { type: 'string', describe: 'Only sessions updated since a date (ISO, yesterday, 3 days ago) or a span (7d, 12h)' })
+    .option('until', { type: 'string', describe: 'Only sessions updated until a date or span (as --since)' })
+    .option('sort', { type: 'string', choices: [...SORT_KEYS], default: 'updated', describe: 'Order: updated or created (newest first), harness, title, cwd (A-Z); the same for --json' })
+    .option('reverse', { type: 'boolean', default: false, describe: 'Reverse the order (oldest first)' })
+    .option('limit', { type: 'number', alias: 'n', requiresArg: true, describe: 'At most N sessions (after sorting)' })
     .option('all', { type: 'boolean', default: false, describe: 'Include archived and sub-agent sessions' })
     .option('json', { type: 'boolean', default: false, describe: 'One JSON object per session, per line' })
     .option(archiveFlag(), { type: 'boolean', default: false, describe: 'List the archived sessions instead (--db FILE), with whether each is gone from its source' })
     .example('ferry ls', 'every session on this machine, newest first')
     .example('ferry ls --harness codex --since 7d --json', 'last week of Codex sessions as JSON lines')
+    .example('ferry ls -n 5 --since yesterday', 'the five newest since yesterday 00:00')
     .example('ferry ls --home /tmp/h --cwd /home/dev/app', 'sessions of one project in another HOME')
 }
 
@@ -27,6 +33,7 @@ export function builder(y: Argv): Argv {
 export interface SessionSelection {
   cwd?: (cwd: string | undefined) => boolean
   since?: number
+  until?: number
   all?: boolean
 }
 
@@ -35,6 +42,7 @@ export function selectionFrom(argv: Args, now = Date.now()): SessionSelection {
   return {
     ...(typeof argv.cwd === 'string' ? { cwd: cwdMatcher(argv.cwd) } : {}),
     ...(typeof argv.since === 'string' ? { since: parseTime(argv.since, now, 'since') } : {}),
+    ...(typeof argv.until === 'string' ? { until: parseTime(argv.until, now, 'until') } : {}),
     all: Boolean(argv.all),
   }
 }
@@ -42,6 +50,7 @@ export function selectionFrom(argv: Args, now = Date.now()): SessionSelection {
 export function matches(s: SessionInfo, sel: SessionSelection): boolean {
   if (sel.cwd && !sel.cwd(s.cwd)) return false
   if (sel.since !== undefined && !(sessionTime(s.updated_at, s.created_at) >= sel.since)) return false
+  if (sel.until !== undefined && !(sessionTime(s.updated_at, s.created_at) <= sel.until)) return false
   if (!sel.all && (s.archived || s.parent)) return false
   return true
 }
@@ -55,21 +64,21 @@ export function selectedHarnesses(names: unknown): typeof harnesses {
 
 export async function handler(argv: Args): Promise<void> {
   if (argv[archiveFlag()]) return lsArchive(argv)
+  requireHome(argv)
   const ctx = contextFrom(argv)
   const hs = selectedHarnesses(argv.harness)
   const filter = selectionFrom(argv)
+  const limit = argv.limit
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit: not a whole number: ${String(limit)}`)
   const rows: SessionInfo[] = []
   for (const h of hs) {
-    for await (const s of h.discover!(ctx, { all: Boolean(argv.all) })) {
-      if (!matches(s, filter)) continue
-      if (argv.json) {
-        if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
-      } else rows.push(s)
-    }
+    for await (const s of h.discover!(ctx, { all: Boolean(argv.all) })) if (matches(s, filter)) rows.push(s)
   }
-  if (!argv.json) {
-    rows.sort((a, b) => (b.updated_at ?? b.created_at ?? '').localeCompare(a.updated_at ?? a.created_at ?? ''))
-    process.stdout.write(rows.length ? lsTable(rows) : `no sessions found (stores looked at: ${hs.map((h) => `${h.id} ${h.root(ctx)}`).join(', ')})\n`)
-  }
+  // JSON comes in the table's order too (metadata only, so holding it is cheap).
+  let sorted = sortSessions(rows, argv.sort as SortKey, Boolean(argv.reverse))
+  if (typeof limit === 'number') sorted = sorted.slice(0, limit)
+  if (argv.json) {
+    for (const s of sorted) if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
+  } else process.stdout.write(sorted.length ? sessionTable(sorted, tableWidth()) : `no sessions found (stores looked at: ${hs.map((h) => `${h.id} ${h.root(ctx)}`).join(', ')})\n`)
   finishDiagnostics(ctx.diagnostics)
 }

@@ -5,39 +5,65 @@
  * list what came out, so a newcomer sees the whole round in one command.
  */
 import { existsSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../../context.js'
 import { Diagnostics } from '../../diagnostics.js'
-import { UsageError, errorMessage } from '../../errors.js'
+import { FerryError, UsageError, errorMessage } from '../../errors.js'
 import { harnesses, storeEnvVars } from '../../harness/registry.js'
 import type { SessionInfo } from '../../harness/types.js'
 import { pipeline } from '../../pipeline.js'
 import { contextFrom, type Args } from '../options.js'
-import { finishDiagnostics, lsTable } from '../io.js'
+import { finishDiagnostics } from '../io.js'
+import { sessionTable as lsTable, tableWidth } from '../table.js'
 
 export const command = 'quickstart'
 export const describe = 'Convert the newest sessions found here (or the bundled samples) into every other harness under ./ferry-out'
 
 export function builder(y: Argv): Argv {
   return y
-    .option('out', { type: 'string', default: 'ferry-out', describe: 'Directory used as the HOME of the converted stores (replaced on each run)' })
+    .option('out', { type: 'string', default: 'ferry-out', describe: 'Directory used as the HOME of the converted stores: created, or replaced when an earlier quickstart made it; any other non-empty directory is refused' })
     .option('limit', { type: 'number', default: 3, describe: 'Newest sessions per harness to convert' })
     .option('samples', { type: 'boolean', default: false, describe: 'Use the bundled sample stores even if this machine has sessions' })
     .example('npm start', 'the same as ferry quickstart')
     .example('ferry quickstart --samples', 'only the bundled fixtures')
 }
 
-function samplesHome(): string {
-  // dist/lib/cli/commands → repo root, or lib/cli/commands → repo root.
+/** The sample HOME shipped with ferry (in a clone and in the package), never one in the current directory. */
+export function samplesHome(): string {
+  // dist/lib/cli/commands → package root, or lib/cli/commands → package root.
   let dir = dirname(fileURLToPath(import.meta.url))
   for (let i = 0; i < 6; i++) {
     if (existsSync(join(dir, 'fixtures', 'home'))) return join(dir, 'fixtures', 'home')
     dir = dirname(dir)
   }
-  return resolve('fixtures/home')
+  throw new FerryError('the bundled sample stores (fixtures/home) are missing from this installation', { code: 'unreadable' })
+}
+
+/** Marks a directory quickstart made, so a later run may replace it and nothing else. */
+export const QUICKSTART_MARKER = '.ferry-quickstart'
+
+/**
+ * Makes `dir` an empty quickstart HOME. Only a directory that carries the
+ * marker (an earlier quickstart made it) is ever deleted; a missing or empty
+ * one is taken; anything else is refused, so `--out .` or `--out ~` cannot
+ * wipe a user's files.
+ */
+async function prepareOut(dir: string): Promise<void> {
+  const st = await lstat(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null
+    throw err
+  })
+  if (st && !st.isDirectory()) throw new UsageError(`--out ${dir}: exists and is not a directory; give a new or empty directory`)
+  if (st) {
+    const entries = await readdir(dir)
+    if (entries.includes(QUICKSTART_MARKER)) await rm(dir, { recursive: true, force: true })
+    else if (entries.length > 0) throw new UsageError(`--out ${dir}: not empty and not made by ferry quickstart; give a new or empty directory (nothing was deleted)`)
+  }
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, QUICKSTART_MARKER), 'made by ferry quickstart; the whole directory is replaced on the next run with this --out\n')
 }
 
 async function newest(ctx: StoreContext, limit: number): Promise<SessionInfo[]> {
@@ -58,6 +84,8 @@ async function newest(ctx: StoreContext, limit: number): Promise<SessionInfo[]> 
 
 export async function handler(argv: Args): Promise<void> {
   let ctx = contextFrom(argv)
+  const outHome = resolve(String(argv.out))
+  await prepareOut(outHome)
   const limit = Number(argv.limit ?? 3)
   let found = argv.samples ? [] : await newest(ctx, limit)
   if (found.length === 0) {
@@ -65,10 +93,9 @@ export async function handler(argv: Args): Promise<void> {
     process.stdout.write(`No sessions found on this machine${argv.samples ? ' (or --samples given)' : ''}: using the bundled sample stores in ${home}\n\n`)
     ctx = createContext({ home, storeEnvVars: storeEnvVars(), diagnostics: ctx.diagnostics })
     found = await newest(ctx, limit)
+    if (found.length === 0) throw new FerryError(`no sessions in the bundled sample stores at ${home}`, { code: 'no-session', position: { file: home } })
   }
-  process.stdout.write(`Sessions to convert:\n${lsTable(found)}\n`)
-  const outHome = resolve(String(argv.out))
-  await rm(outHome, { recursive: true, force: true })
+  process.stdout.write(`Sessions to convert:\n${lsTable(found, tableWidth())}\n`)
   const outCtx = createContext({ home: outHome, storeEnvVars: storeEnvVars(), diagnostics: new Diagnostics() })
   const targets = harnesses.filter((h) => h.sink && !h.holdsCopies)
   let ok = 0
@@ -105,7 +132,7 @@ export async function handler(argv: Args): Promise<void> {
     if (!h.discover || h.kind === 'stream' || h.holdsCopies) continue
     for await (const s of h.discover(outCtx, { all: true })) after.push(s)
   }
-  process.stdout.write(`\nWhat each agent now finds in ${outHome} (ferry ls --home ${String(argv.out)} --all):\n${lsTable(after)}`)
+  process.stdout.write(`\nWhat each agent now finds in ${outHome} (ferry ls --home ${String(argv.out)} --all):\n${lsTable(after, tableWidth())}`)
   if (failed > 0) process.exitCode = 1
   finishDiagnostics(ctx.diagnostics)
 }

@@ -1,0 +1,73 @@
+/**
+ * The session table of `ls` (and of quickstart, `ls --archive`): newest
+ * first, one line per session. On a terminal it fits the width (the title
+ * takes what is left; the working directory goes first when space is
+ * short); in a pipe every column is kept at its natural width, so ids are
+ * never cut.
+ */
+import type { SessionInfo } from '../harness/types.js'
+
+function cell(s: string | number | undefined, width: number): string {
+  const v = s === undefined || s === '' ? '-' : String(s)
+  return v.length > width ? v.slice(0, Math.max(width - 1, 0)) + '…' : v.padEnd(width)
+}
+
+const when = (r: SessionInfo) => (r.updated_at ?? r.created_at)?.slice(0, 16).replace('T', ' ')
+
+/** `width`: the terminal's columns, or undefined for a pipe (nothing cut but long titles). */
+export function sessionTable(rows: SessionInfo[], width?: number): string {
+  const hw = Math.max(7, ...rows.map((r) => r.harness.length))
+  let iw = Math.max(2, ...rows.map((r) => r.id.length))
+  let dw = 16
+  let cw = Math.min(28, Math.max(3, ...rows.map((r) => (r.cwd ?? '-').length)))
+  let tw = 80
+  if (width !== undefined) {
+    const room = () => width - 1 - (hw + 1 + iw + 1 + dw + 1 + 4 + 1)
+    // Space goes in this order: the cwd, the year of the date, then the id down to a
+    // prefix that still names one session (ferry takes any unique prefix); the title keeps 20.
+    if (room() - cw - 1 < 20) cw = 0
+    if (room() < 20) dw = 11
+    if (room() < 20) iw = Math.max(uniquePrefix(rows.map((r) => r.id)) + 1, iw - (20 - room()), 9)
+    if (room() - cw - 1 >= 20 && cw === 0) cw = Math.min(28, room() - 21)
+    tw = Math.max(room() - (cw ? cw + 1 : 0), 8)
+  }
+  const line = (cols: Array<string | number | undefined>, title: string) => {
+    const [h, id, up, n, cwd] = cols
+    const parts = [cell(h, hw), cell(id, iw), cell(typeof up === 'string' && dw < 16 && up !== 'UPDATED' ? up.slice(5) : up, dw), cell(n, 4)]
+    if (cw) parts.push(cell(cwd, cw))
+    return (parts.join(' ') + ' ' + title.replace(/\s+/g, ' ').slice(0, tw)).trimEnd()
+  }
+  const head = line(['HARNESS', 'ID', 'UPDATED', 'MSGS', 'CWD'], 'TITLE')
+  return [head, ...rows.map((r) => line([r.harness, r.id, when(r), r.message_count, r.cwd], r.title ?? ''))].join('\n') + '\n'
+}
+
+/** The shortest length at which every id's prefix differs from every other id's. */
+function uniquePrefix(ids: string[]): number {
+  const sorted = [...ids].sort()
+  let n = 1
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1]!
+    const b = sorted[i]!
+    let k = 0
+    while (k < a.length && a[k] === b[k]) k++
+    n = Math.max(n, k + 1)
+  }
+  return n
+}
+
+/** The width to fit: the terminal's, or none in a pipe. */
+export function tableWidth(): number | undefined {
+  return process.stdout.isTTY ? process.stdout.columns || 80 : undefined
+}
+
+export type SortKey = 'updated' | 'created' | 'harness' | 'title' | 'cwd'
+export const SORT_KEYS: readonly SortKey[] = ['updated', 'created', 'harness', 'title', 'cwd']
+
+/** Newest first for times, A–Z for names; `reverse` flips it. Stable, so ties keep discovery order. */
+export function sortSessions(rows: SessionInfo[], key: SortKey = 'updated', reverse = false): SessionInfo[] {
+  const time = (r: SessionInfo) => (key === 'created' ? (r.created_at ?? r.updated_at) : (r.updated_at ?? r.created_at)) ?? ''
+  const cmp: (a: SessionInfo, b: SessionInfo) => number =
+    key === 'updated' || key === 'created' ? (a, b) => time(b).localeCompare(time(a)) : (a, b) => (a[key] ?? '').localeCompare(b[key] ?? '') || time(b).localeCompare(time(a))
+  const out = [...rows].sort(cmp)
+  return reverse ? out.reverse() : out
+}
