@@ -22,6 +22,8 @@ import * as archive from './commands/archive.js'
 import * as search from './commands/search.js'
 import * as exportCmd from './commands/export.js'
 import * as cont from './commands/continue.js'
+import * as show from './commands/show.js'
+import * as render from './commands/render.js'
 
 function quietEpipe(): void {
   // `ferry cat … | head -1`: the reader is gone; stop quietly with success.
@@ -56,6 +58,8 @@ export async function main(args: string[]): Promise<void> {
     .command(search as unknown as Parameters<Argv['command']>[0])
     .command(exportCmd as unknown as Parameters<Argv['command']>[0])
     .command(cont as unknown as Parameters<Argv['command']>[0])
+    .command(show as unknown as Parameters<Argv['command']>[0])
+    .command({ ...render, handler: (argv: Record<string, unknown>) => render.handler({ ...argv, rawArgs: joined }) } as never)
   for (const t of transforms) y = y.command(filterCommand(t) as never)
   y = y
     .epilog(`${harnessSummary()}\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
