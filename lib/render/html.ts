@@ -115,8 +115,8 @@ export function htmlFormat(opts: ViewOptions): Format {
         if (opts.tools === 'none') return ''
         const c = calls.get(b.id)
         const summary = `<b>${h(c?.name ?? oneLine(b.name, 60))}</b> <code>${h(c?.arg ?? '')}</code>`
-        if (opts.tools === 'brief') return `<p class="tool" id="${h(callAnchor(b.id))}">🔧 ${summary}</p>\n`
-        return `<details class="tool" id="${h(callAnchor(b.id))}"><summary>🔧 ${summary}</summary>${pre(cleanText(inputText(b), opts.maxOutput))}</details>\n`
+        if (opts.tools === 'brief') return `<p class="tool" id="${h(callAnchor(b.id))}">▸ ${summary}</p>\n`
+        return `<details class="tool" id="${h(callAnchor(b.id))}"><summary>▸ ${summary}</summary>${pre(cleanText(inputText(b), opts.maxOutput))}</details>\n`
       }
       case 'tool_result':
         return opts.tools === 'none' ? '' : result(b, calls)
