@@ -13,6 +13,7 @@ import type { Block, BoundaryRec, ImageBlock, MessageRec, SessionRec, ToolResult
 import { cleanText, oneLine } from './clean.js'
 import type { CallInfo, Footer, Format, Place, SessionStats, ViewOptions } from './format.js'
 import { base64Bytes, imageLabel, inputText, resultParts } from './summary.js'
+import { VERSION } from '../version.js'
 import { escapeHtml as h, footerFacts, messageAnchor, sessionFacts } from './shared.js'
 
 const SAFE_LINK = /^(?:https?:|mailto:|#)/i
@@ -70,7 +71,7 @@ export function htmlFormat(opts: ViewOptions): Format {
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${h(CSP)}">
 <meta name="referrer" content="no-referrer"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="ferry">
+<meta name="generator" content="ferry ${h(VERSION)}">
 <title>${h(title)}</title>
 <style>${CSS}</style>
 </head><body>
