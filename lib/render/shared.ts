@@ -34,6 +34,6 @@ export function footerFacts(f: Footer): string[] {
   }
   out.push(`rendered by ferry ${f.version}`)
   out.push(`source: ${f.agents.join(', ') || 'none'}`)
-  out.push(`${f.sessions} session${f.sessions === 1 ? '' : 's'}${f.subagents ? ` (${f.subagents} sub-agents)` : ''}`)
+  out.push(`${f.sessions} session${f.sessions === 1 ? '' : 's'}${f.subagents ? ` (${f.subagents} sub-agent${f.subagents === 1 ? "" : "s"})` : ''}`)
   return out
 }

@@ -69,3 +69,30 @@ t.test('renderer alone: no redaction, the footer says so; a range', async (t) =>
   t.match(shared, /redacted: email ×1/)
   t.throws(() => renderer({ format: 'pdf' as never }), /unknown format/)
 })
+
+t.test('a sub-agent session is nested in the session that started it, in every format', async (t) => {
+  const child = 'ferry:lib-child'
+  const recs = [
+    session,
+    { kind: 'message', sid: SID, id: `${SID}:m1`, role: 'assistant', ts: null, blocks: [{ type: 'tool_use', id: 'task_1', name: 'Task', input: { description: 'look around', prompt: 'find it' } }] },
+    { kind: 'end', sid: SID, id: `${SID}:end` },
+    { ...session, sid: child, id: `${child}:session`, native_id: 'lib-child', title: 'child', parent: { sid: SID, kind: 'subagent', tool_use_id: 'task_1' } },
+    { ...message(1, 'user', 'find it'), sid: child, id: `${child}:m1` },
+    { kind: 'end', sid: child, id: `${child}:end` },
+    { ...session, sid: 'ferry:lib-2', id: 'ferry:lib-2:session', native_id: 'lib-2', title: 'next' },
+    { ...message(1, 'user', 'next one'), sid: 'ferry:lib-2', id: 'ferry:lib-2:m1' },
+  ]
+  const html = await renderToString(recs, { format: 'html', redact: false })
+  const sections = [...html.matchAll(/<section class="session( subagent)?"|<\/section>/g)].map((m) => (m[0] === '</section>' ? 'close' : m[1] ? 'sub' : 'open'))
+  t.same(sections, ['open', 'sub', 'close', 'close', 'open', 'close'], 'the sub-agent section sits inside its parent, the next session after both')
+  t.match(html, /<b>started by<\/b> Task <code>look around<\/code>/, 'names the call that started it')
+  t.match(html, /href="#call-task_1"/, 'and links back to it')
+  t.match(html, /id="s2-m1"/, 'anchors of later sessions are prefixed')
+  t.match(html, /3 sessions \(1 sub-agent\)/)
+  const md = await renderToString(recs, { format: 'md', redact: false })
+  t.match(md, /^### Sub-agent: child/m)
+  const term = await renderToString(recs, { format: 'terminal', redact: false })
+  t.match(term, /^│ ━━ sub-agent /m, 'the terminal indents it with a bar')
+  t.match(term, /^│ #1 user/m)
+  t.match(term, /^#1 user/m, 'the next top-level session is not indented')
+})
