@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The test command (npm test): builds, runs every tap test, and ends with the
+// The test command (npm test): builds (tsc, then the CLI bundle), runs every tap test, and ends with the
 // plain closing line `N passed, N failed` that CI's log reader looks for
 // (tap's own summary line is not one it recognises).
 import { spawn, spawnSync } from 'node:child_process'
@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { stdio: 'inherit' })
-if (tsc.status !== 0) {
+const bundle = tsc.status === 0 ? spawnSync(process.execPath, [join(root, 'scripts/bundle.mjs')], { stdio: 'inherit' }) : tsc
+if (tsc.status !== 0 || bundle.status !== 0) {
   console.log('build failed')
   console.log('0 passed, 1 failed')
   process.exit(1)
@@ -18,7 +19,9 @@ const args = process.argv.slice(2)
 const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=base', ...args], {
   cwd: root,
   stdio: ['inherit', 'pipe', 'inherit'],
-  env: { ...process.env, FORCE_COLOR: '0' },
+  // Off a terminal (CI's log), tap's reporter must not redraw: with CI set it
+  // prints each line once instead of cursor-movement codes.
+  env: { ...process.env, FORCE_COLOR: '0', ...(process.stdout.isTTY ? {} : { CI: process.env.CI ?? 'true' }) },
 })
 let tail = ''
 tap.stdout.on('data', (b) => {

@@ -192,13 +192,13 @@ t.test('a corrupt session is reported with file and line and skipped; the others
 t.test('kill -9 during archive, then a re-run: integrity ok and the counts right; two runs at once', async (t) => {
   const dir = tempDir(t, 'ferry-archive-gen-')
   const home = join(dir, 'home')
-  const gen = spawnSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', '120', '--lines-per-session', '30', '--quiet', '--seed', 'archive-test'])
+  const gen = spawnSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', '60', '--lines-per-session', '30', '--quiet', '--seed', 'archive-test'])
   t.equal(gen.status, 0, String(gen.stderr))
   const reference = join(dir, 'ref.db')
   const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json'])
   t.equal(ref.code, 0, ref.stderr)
   const want = query<{ s: number; r: number }>(reference, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r')[0]!
-  t.ok(want.s >= 120 && want.r > 120 * 15, `reference: ${want.s} sessions, ${want.r} records`)
+  t.ok(want.s >= 60 && want.r > 60 * 15, `reference: ${want.s} sessions, ${want.r} records`)
 
   const db = join(dir, 'killed.db')
   const records = () => {

@@ -19,6 +19,7 @@ t.test('every source into every writable store target', async (t) => {
   const targets = writable().filter((h) => h.kind === 'store' && !h.holdsCopies)
   t.ok(sessions.length >= listable().length - 1)
   const work = tempDir(t)
+  const written = new Map<string, string[]>(targets.map((h) => [h.id, []]))
   for (const s of sessions) {
     for (const h of targets) {
       if (h.id === s.harness) continue
@@ -29,9 +30,14 @@ t.test('every source into every writable store target', async (t) => {
       t.ok(o.command.includes(o.id) || o.command.some((a: string) => a.includes(o.id)), 'command names the written id')
       t.equal(o.cwd, work, 'missing cwd remapped to the current directory')
       t.match(r.stderr, /does not exist here; continuing in/)
-      const found = jsonl((await ferry(['--home', home, 'ls', '--json', '--harness', h.id])).stdout)
-      if (h.id !== 'opencode') t.ok(found.some((x) => x.id === o.id), `${h.id}'s discovery finds ${o.id}`)
+      written.get(h.id)!.push(o.id)
     }
+  }
+  // One listing per target after all the writes: each target's discovery finds every copy.
+  for (const h of targets) {
+    if (h.id === 'opencode') continue
+    const found = new Set(jsonl((await ferry(['--home', home, 'ls', '--json', '--all', '--harness', h.id])).stdout).map((x) => x.id))
+    for (const id of written.get(h.id)!) t.ok(found.has(id), `${h.id}'s discovery finds ${id}`)
   }
 })
 

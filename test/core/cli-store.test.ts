@@ -13,7 +13,7 @@ t.test('ls filters by harness, cwd and date', async (t) => {
   t.equal(all.length, listable().filter((h) => h.read).length, 'one sample per listable harness')
   const codex = jsonl((await ferry(['--home', HOME, 'ls', '--json', '--harness', 'codex'])).stdout)
   t.same(codex.map((s) => s.harness), ['codex'])
-  t.equal(jsonl((await ferry(['--home', HOME, 'ls', '--json', '--cwd', '/home/dev'])).stdout).length, 5, 'cwd below the directory')
+  t.equal(jsonl((await ferry(['--home', HOME, 'ls', '--json', '--cwd', '/home/dev'])).stdout).length, all.length, 'every sample is below /home/dev')
   t.equal((await ferry(['--home', HOME, 'ls', '--json', '--cwd', '/home/dev/demo'])).stdout, '', 'a name prefix is not a parent directory')
   const since = jsonl((await ferry(['--home', HOME, 'ls', '--json', '--since', '2026-11-10'])).stdout)
   // Samples dated before 2026-11-10 (claude-code, codex) are left out; Cursor's transcript carries no

@@ -10,8 +10,8 @@ import { basename, dirname, join, resolve } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { readAgentMeta, readMetaJson } from './chatstore.js'
-import { cursorDirs, nestedDir, transcriptId } from './paths.js'
-import { parseUserText } from './text.js'
+import { cursorDirs, nestedDir, slugFor, transcriptId } from './paths.js'
+import { parseUserText, workspacePath } from './text.js'
 import { composerHeads, workspaceHeads, type ComposerHead } from './vscdb.js'
 import { readHead } from '../../io/line-file.js'
 
@@ -149,7 +149,8 @@ export async function infoOf(ctx: StoreContext, e: Entry): Promise<CursorInfo | 
     try {
       const st = statSync(e.transcript)
       if (stores.length === 1) info.bytes = st.size
-      if (!info.title || !info.created_at) {
+      if (!info.title || !info.created_at || !info.cwd) {
+        let titled = false
         const head = e.transcript.endsWith('.txt') ? null : await readHead(e.transcript, { maxLines: 8, maxBytes: 256 * 1024 })
         for (const l of head?.lines ?? []) {
           let v: any
@@ -158,28 +159,27 @@ export async function infoOf(ctx: StoreContext, e: Entry): Promise<CursorInfo | 
           } catch {
             continue
           }
+          if (!info.cwd) {
+            const seen = cwdFromLine(v, slugOf(e.transcript))
+            if (seen) info.cwd = seen
+          }
           const part = Array.isArray(v?.message?.content) ? v.message.content.find((p: any) => p?.type === 'text') : undefined
           if (v?.role !== 'user' || typeof part?.text !== 'string') continue
           const u = parseUserText(part.text)
-          if (!u.query) continue
+          if (!u.query || titled) continue
+          titled = true
           if (!info.title) {
             info.title = u.text.split('\n')[0]!.trim().slice(0, 120)
             info.title_source = 'first_prompt'
           }
           set('created_at', u.ts)
-          break
+          if (info.cwd) break
         }
       }
       set('updated_at', st.mtime.toISOString())
       if (!info.cwd) {
-        // The slug is lossy: keep the cwd only when it is an existing directory spelled that way.
-        const slug = basename(dirname(dirname(nestedDir(e.transcript) ?? e.transcript)))
-        const guess = '/' + slug.replace(/-/g, '/')
-        try {
-          if (statSync(guess).isDirectory()) info.cwd = resolve(guess)
-        } catch {
-          /* unknown cwd */
-        }
+        const found = directoryForSlug(slugOf(e.transcript))
+        if (found) info.cwd = found
       }
     } catch {
       return null
@@ -237,4 +237,66 @@ async function resolvePath(ctx: StoreContext, ref: string): Promise<SessionInfo 
   }
   if (!id) return null
   return infoOf(ctx, map.get(id)!)
+}
+
+function slugOf(transcript: string): string {
+  return basename(dirname(dirname(nestedDir(transcript) ?? transcript)))
+}
+
+/**
+ * A transcript names no cwd; its project slug is lossy (`a-b` may be `a/b`,
+ * `a-b` or `a.b`). Evidence that round-trips through the slug is kept: a
+ * `Workspace Path:` line, or an absolute path in a tool input that has an
+ * ancestor whose slug is this one.
+ */
+function cwdFromLine(v: any, slug: string): string | undefined {
+  const content = Array.isArray(v?.message?.content) ? v.message.content : []
+  for (const part of content) {
+    if (part?.type === 'text' && typeof part.text === 'string') {
+      const w = workspacePath(part.text)
+      if (w && slugFor(w) === slug) return w
+    }
+    if (part?.type === 'tool_call' && part.input && typeof part.input === 'object') {
+      for (const value of Object.values(part.input)) {
+        if (typeof value !== 'string') continue
+        for (const m of value.matchAll(/(?:^|[\s'"=])(\/[^\s'"]+)/g)) {
+          const a = ancestorWithSlug(m[1]!, slug)
+          if (a) return a
+        }
+      }
+    }
+  }
+  return undefined
+}
+
+function ancestorWithSlug(path: string, slug: string): string | undefined {
+  for (let p = path; p !== '/' && p !== '.'; p = dirname(p)) if (slugFor(p) === slug) return p
+  return undefined
+}
+
+/** The existing directory whose slug this is: each dash was `/` or a run of other characters, pruned by what the directories hold. */
+function directoryForSlug(slug: string): string | undefined {
+  if (!slug || slug.length > 4096) return undefined
+  const walk = (dir: string, rest: string, depth: number): string | undefined => {
+    if (depth > 64) return undefined
+    for (const d of ls(dir)) {
+      if (!d.isDirectory() && !d.isSymbolicLink()) continue
+      const s = slugFor(d.name)
+      if (!s) continue
+      const p = join(dir, d.name)
+      if (s === rest) {
+        try {
+          if (statSync(p).isDirectory()) return resolve(p)
+        } catch {
+          continue
+        }
+      }
+      if (rest.startsWith(s + '-')) {
+        const r = walk(p, rest.slice(s.length + 1), depth + 1)
+        if (r) return r
+      }
+    }
+    return undefined
+  }
+  return walk('/', slug, 0)
 }

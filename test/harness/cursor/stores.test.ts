@@ -139,3 +139,34 @@ t.test('write: chat store with hashed blobs, root and hex meta; IDE store refuse
   t.match(ide.stderr, /never writes Cursor's editor store/)
   t.notMatch(ide.stderr, /\n\s+at /, 'no stack trace')
 })
+
+t.test('a transcript names no cwd: it comes from evidence that round-trips through the lossy slug', async (t) => {
+  const base = tempDir(t, 'ferry-cursor-cwd-')
+  const home = join(base, 'home')
+  const real = join(base, 'work', 'my-app.v2')
+  const { mkdirSync, writeFileSync } = await import('node:fs')
+  mkdirSync(real, { recursive: true })
+  const slug = (p: string) => p.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')
+  const put = (dir: string, id: string, lines: object[]) => {
+    const d = join(home, '.cursor', 'projects', dir, 'agent-transcripts')
+    mkdirSync(d, { recursive: true })
+    writeFileSync(join(d, `${id}.jsonl`), lines.map((l) => JSON.stringify(l) + '\n').join(''))
+  }
+  const q = (text: string) => ({ role: 'user', message: { content: [{ type: 'text', text: `<user_query>\n${text}\n</user_query>` }] } })
+  // A tool input path whose ancestor has this slug (dashes that were not separators).
+  put('home-me-my-app', '11111111-0000-4000-8000-000000000001', [
+    q('fix it'),
+    { role: 'assistant', message: { content: [{ type: 'tool_call', toolName: 'Read', input: { path: '/home/me/my-app/src/x.ts' } }] } },
+  ])
+  // No evidence in the file: an existing directory spelled by the slug (with `.` and `-`).
+  put(slug(real), '11111111-0000-4000-8000-000000000002', [q('look')])
+  // A path that does not round-trip is not taken.
+  put('srv-a-b', '11111111-0000-4000-8000-000000000003', [
+    q('x'),
+    { role: 'assistant', message: { content: [{ type: 'tool_call', toolName: 'Read', input: { path: '/etc/hosts' } }] } },
+  ])
+  const r = await ferry(['--home', home, 'ls', '--json'], { env: ENV })
+  t.equal(r.code, 0, r.stderr)
+  const cwd = Object.fromEntries(r.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((s) => [s.id.slice(-1), s.cwd]))
+  t.same(cwd, { '1': '/home/me/my-app', '2': real, '3': undefined })
+})
