@@ -99,7 +99,7 @@ export function htmlFormat(opts: ViewOptions): Format {
     let inner = text === '' ? '<p class="placeholder">(no output)</p>' : pre(cleanText(text, max))
     for (const p of parts) if (p.type === 'image') inner += image(p)
     if (r.truncated) inner += '<p class="placeholder">(the source kept only part of this output)</p>'
-    const label = `${r.is_error ? '✗ error: ' : ''}output of <b>${h(call?.name ?? 'tool')}</b>${r.exit_code !== undefined ? ` (exit ${r.exit_code})` : ''}, ${lines.toLocaleString('en-US')} lines`
+    const label = `${r.is_error ? '✗ error: ' : ''}output of <b>${h(call?.name ?? 'tool')}</b>${r.exit_code !== undefined ? ` (exit ${Number(r.exit_code)})` : ''}, ${lines.toLocaleString('en-US')} lines`
     return `<details class="output${r.is_error ? ' err' : ''}"><summary>${label}</summary>${inner}</details>\n`
   }
 
@@ -145,20 +145,20 @@ export function htmlFormat(opts: ViewOptions): Format {
     message(m: MessageRec, n: number, place: Place, calls: ReadonlyMap<string, CallInfo>): string {
       const onlyResults = m.blocks.length > 0 && m.blocks.every((b) => b.type === 'tool_result')
       const id = messageAnchor(place, n)
-      const when = m.ts ? ` · <time>${h(m.ts)}</time>` : ''
+      const when = typeof m.ts === 'string' ? ` · <time>${h(oneLine(m.ts, 40))}</time>` : ''
       if (m.context) {
         const text = m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
         const kind = m.context_kind ? ` (${h(oneLine(m.context_kind, 30))})` : ''
         return `<article class="msg context" id="${id}" data-n="${n}"><details><summary><a href="#${id}">#${n}</a> injected context${kind}${when}</summary>${pre(cleanText(text, opts.maxText))}</details></article>\n`
       }
-      const who = onlyResults ? 'tool result' : m.role
+      const who = onlyResults ? 'tool result' : h(oneLine(String(m.role), 20))
       let out = `<article class="msg ${onlyResults ? 'results' : h(m.role)}" id="${id}" data-n="${n}"><div class="meta"><a href="#${id}">#${n}</a> <span class="who">${who}</span>${when}</div>\n`
       for (const b of m.blocks) out += block(b, m, calls)
       if (m.stop_reason === 'error' || m.stop_reason === 'aborted') out += `<p class="err">[${m.stop_reason}]</p>`
       return out + '</article>\n'
     },
     boundary(b: BoundaryRec): string {
-      const facts = [b.trigger, b.pre_tokens !== undefined ? `${b.pre_tokens.toLocaleString('en-US')} tokens before` : undefined].filter(Boolean).join(', ')
+      const facts = [b.trigger === undefined ? undefined : oneLine(String(b.trigger), 30), b.pre_tokens !== undefined ? `${Number(b.pre_tokens).toLocaleString('en-US')} tokens before` : undefined].filter(Boolean).join(', ')
       const summary = b.summary ? `<details><summary>Summary</summary>${markdownToHtml(cleanText(b.summary, opts.maxText))}</details>` : ''
       return `<div class="boundary">── ${h(oneLine(b.type, 40))}${facts ? ` (${h(facts)})` : ''} ──${summary}</div>\n`
     },

@@ -59,7 +59,7 @@ export function markdownFormat(opts: ViewOptions): Format {
     const parts = resultParts(r)
     const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
     const lines = text === '' ? 0 : text.split('\n', 100_001).length
-    const label = `${r.is_error ? '❌ error: ' : ''}output of ${h(call?.name ?? 'tool')}${r.exit_code !== undefined ? ` (exit ${r.exit_code})` : ''}, ${lines.toLocaleString('en-US')} lines`
+    const label = `${r.is_error ? '❌ error: ' : ''}output of ${h(call?.name ?? 'tool')}${r.exit_code !== undefined ? ` (exit ${Number(r.exit_code)})` : ''}, ${lines.toLocaleString('en-US')} lines`
     const max = opts.tools === 'brief' ? 2000 : opts.maxOutput
     let inner = text === '' ? '_(no output)_\n' : fence(cleanText(text, max))
     for (const p of parts) if (p.type === 'image') inner += `\n_[image: ${h(imageLabel(p))}]_\n`
@@ -108,19 +108,19 @@ export function markdownFormat(opts: ViewOptions): Format {
       const onlyResults = m.blocks.length > 0 && m.blocks.every((b) => b.type === 'tool_result')
       if (onlyResults && opts.tools === 'none') return ''
       const anchor = `<a id="${messageAnchor(place, n)}"></a>`
-      const when = m.ts ? ` · ${h(m.ts)}` : ''
+      const when = typeof m.ts === 'string' ? ` · ${h(oneLine(m.ts, 40))}` : ''
       if (m.context) {
         const text = m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
         return `${anchor}\n` + details(`#${n} injected context${m.context_kind ? ` (${h(oneLine(m.context_kind, 30))})` : ''}${when}`, fence(cleanText(text, opts.maxText)))
       }
-      const who = onlyResults ? 'tool result' : m.role
+      const who = onlyResults ? 'tool result' : h(oneLine(String(m.role), 20))
       let out = `${anchor}\n### ${indent(place)}${n} · ${who}${when}\n\n`
       for (const b of m.blocks) out += block(b, m, calls)
       if (m.stop_reason === 'error' || m.stop_reason === 'aborted') out += `_[${m.stop_reason}]_\n\n`
       return out
     },
     boundary(b: BoundaryRec): string {
-      const facts = [b.trigger, b.pre_tokens !== undefined ? `${b.pre_tokens.toLocaleString('en-US')} tokens before` : undefined].filter(Boolean).join(', ')
+      const facts = [b.trigger === undefined ? undefined : oneLine(String(b.trigger), 30), b.pre_tokens !== undefined ? `${Number(b.pre_tokens).toLocaleString('en-US')} tokens before` : undefined].filter(Boolean).join(', ')
       const head = `**── ${h(oneLine(b.type, 40))}${facts ? ` (${h(facts)})` : ''} ──**\n\n`
       return b.summary ? head + details('Summary', safeMarkdown(cleanText(b.summary, opts.maxText))) : head
     },

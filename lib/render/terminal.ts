@@ -58,7 +58,7 @@ export function terminalFormat(opts: ViewOptions): Format {
       .join('\n')
   }
 
-  const time = (ts: string | null | undefined): string => (ts ? ts.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '')
+  const time = (ts: string | null | undefined): string => (typeof ts === 'string' ? oneLine(ts, 40).replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '')
 
   function result(r: ToolResultBlock, place: Place, calls: ReadonlyMap<string, CallInfo>): string {
     const call = calls.get(r.tool_use_id)
@@ -69,7 +69,7 @@ export function terminalFormat(opts: ViewOptions): Format {
     let out = ''
     const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
     const images = parts.filter((p) => p.type === 'image')
-    const exit = r.exit_code !== undefined ? ` exit ${r.exit_code}` : ''
+    const exit = r.exit_code !== undefined ? ` exit ${Number(r.exit_code)}` : ''
     if (opts.tools === 'brief') {
       const { text: head } = clean(text, 4000)
       const lines = head.split('\n')
@@ -82,7 +82,7 @@ export function terminalFormat(opts: ViewOptions): Format {
       out += body(`${paint('dim', '⎿')} ${mark}${paint('dim', label + exit)}`, place, 2)
       if (text !== '') out += body(cleanText(text, opts.maxOutput), place, 4, r.is_error ? 'red' : undefined)
     }
-    for (const img of images) out += body(paint('yellow', `[image: ${imageLabel(img as never)}]`), place, 4)
+    for (const img of images) out += body(paint('yellow', `[image: ${oneLine(imageLabel(img as never), 200)}]`), place, 4)
     if (r.truncated) out += body(paint('dim', '[the source kept only part of this output]'), place, 4)
     return out
   }
@@ -105,9 +105,9 @@ export function terminalFormat(opts: ViewOptions): Format {
       case 'tool_result':
         return opts.tools === 'none' ? '' : result(b, place, calls)
       case 'image':
-        return body(paint('yellow', `[image: ${imageLabel(b)}]`), place)
+        return body(paint('yellow', `[image: ${oneLine(imageLabel(b), 200)}]`), place)
       case 'file':
-        return body(paint('yellow', `[file: ${oneLine(b.name ?? '', 80)} ${b.mime}]`), place)
+        return body(paint('yellow', `[file: ${oneLine(b.name ?? '', 80)} ${oneLine(b.mime, 60)}]`), place)
       case 'unknown':
         return body(paint('dim', `[${oneLine(b.native_type, 60)}]`), place)
     }
@@ -139,7 +139,7 @@ export function terminalFormat(opts: ViewOptions): Format {
         const kind = m.context_kind ? ` (${oneLine(m.context_kind, 30)})` : ''
         return body(paint('dim', `#${n} context${kind}, folded: ${oneLine(text, Math.max(20, opts.width - 40))}`), place, 0)
       }
-      const who = onlyResults ? 'tool result' : m.role
+      const who = onlyResults ? 'tool result' : oneLine(String(m.role), 20)
       const colour: Style = m.role === 'user' ? (onlyResults ? 'dim' : 'green') : m.role === 'assistant' ? 'cyan' : 'yellow'
       const when = m.ts ? paint('dim', ` · ${time(m.ts)}`) : ''
       let out = (onlyResults ? '' : '\n') + body(`${paint('dim', `#${n}`)} ${paint(['bold', colour], who)}${when}`, place, 0)
@@ -148,7 +148,7 @@ export function terminalFormat(opts: ViewOptions): Format {
       return out
     },
     boundary(b: BoundaryRec, place: Place): string {
-      const facts = [b.trigger, b.pre_tokens !== undefined ? `${b.pre_tokens.toLocaleString('en-US')} tokens before` : undefined].filter(Boolean).join(', ')
+      const facts = [b.trigger === undefined ? undefined : oneLine(String(b.trigger), 30), b.pre_tokens !== undefined ? `${Number(b.pre_tokens).toLocaleString('en-US')} tokens before` : undefined].filter(Boolean).join(', ')
       let out = '\n' + body(paint(['yellow', 'bold'], `── ${oneLine(b.type, 40)}${facts ? ` (${facts})` : ''} ──`), place, 0)
       if (b.summary) out += body(paint('dim', `summary: ${oneLine(b.summary, Math.max(40, opts.width * 2))}`), place)
       return out
