@@ -102,3 +102,4 @@ export async function* discover(opts: DiscoverOptions & StoreChoice & { harness?
   }
 }
 export { continueSession, resumeCommand, commandLine, type ContinueOptions, type ContinueResult, type ResumeCommand } from './harness/continue.js'
+export { renderer, renderStages, shareRedaction, FORMATS as RENDER_FORMATS, VIEW_DEFAULTS, type RenderFormat, type RenderOptions, type ViewOptions } from './render/index.js'

@@ -20,7 +20,7 @@ await build({
   target: 'node20',
   external: ['better-sqlite3', '@duckdb/node-api'],
   // CommonJS dependencies inside an ES module bundle still call require() and
-  // read __filename/__dirname (write-file-atomic names its temp files by it).
+  // read __filename/__dirname.
   banner: {
     js: [
       "import { createRequire as __ferryRequire } from 'node:module';",

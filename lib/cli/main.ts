@@ -27,6 +27,8 @@ import * as archive from './commands/archive.js'
 import * as search from './commands/search.js'
 import * as exportCmd from './commands/export.js'
 import * as cont from './commands/continue.js'
+import * as show from './commands/show.js'
+import * as render from './commands/render.js'
 
 /** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -42,6 +44,8 @@ export function commandModules(joined: string[]): Array<CommandModule<any, any>>
     search,
     exportCmd,
     cont,
+    show,
+    { ...render, handler: (argv: Record<string, unknown>) => render.handler({ ...argv, rawArgs: joined }) },
     ...transforms.map((t) => filterCommand(t)),
     ...completionCommands(() => commandModules(joined)),
   ] as unknown as Array<CommandModule<any, any>>

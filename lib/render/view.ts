@@ -1,0 +1,180 @@
+/**
+ * The record walker: a Transform from records to text in one format. It
+ * numbers messages per session (1-based, as `filter --range` counts them),
+ * applies a range, keeps the call index that labels results (ids and short
+ * labels only, never content), and nests sub-agent sessions inside the
+ * session that started them. One record in, one piece of text out: memory
+ * does not grow with the session's size.
+ */
+import { Transform, type TransformCallback } from 'node:stream'
+import type { FerryRecord, SessionRec } from '../model.js'
+import { sourceHarness } from '../model.js'
+import { harnesses } from '../harness/registry.js'
+import { VERSION } from '../version.js'
+import { oneLine } from './clean.js'
+import type { CallInfo, Footer, Format, Place, SessionStats } from './format.js'
+import { mainArgument } from './summary.js'
+
+export interface WalkOptions {
+  /** 1-based inclusive message range, applied to every session. */
+  range?: [number, number] | null
+  /** Called at the end for the footer's redaction counts (null: not redacted). */
+  redacted?: () => Record<string, number> | null
+}
+
+/** The display name of a source harness, from the registry. */
+export function agentName(id: string): string {
+  return harnesses.find((h) => h.id === id)?.name ?? (id || 'unknown agent')
+}
+
+/** Parses `5-12`, `#5-12` or `5` into a 1-based inclusive range. */
+export function parseRange(s: string): [number, number] {
+  const m = /^#?(\d+)(?:-(\d+)?)?$/.exec(s.trim())
+  if (!m) throw new RangeError(`bad range "${s}" (expected 5-12, #5-12, 5- or 5)`)
+  const a = Number(m[1])
+  const b = m[2] !== undefined ? Number(m[2]) : s.includes('-') ? Number.MAX_SAFE_INTEGER : a
+  if (a < 1 || b < a) throw new RangeError(`bad range "${s}"`)
+  return [a, b]
+}
+
+/** Results follow their calls closely: the oldest labels are dropped past this many, so memory stays flat. */
+const MAX_CALLS = 20_000
+
+function remember(map: Map<string, CallInfo>, id: string, info: CallInfo): void {
+  map.set(id, info)
+  if (map.size > MAX_CALLS) map.delete(map.keys().next().value!)
+}
+
+interface Open {
+  sid: string
+  place: Place
+}
+
+export class RenderStream extends Transform {
+  private readonly stack: Open[] = []
+  private sessions = 0
+  private subagents = 0
+  private readonly agents = new Set<string>()
+  private current: { place: Place; calls: Map<string, CallInfo>; stats: SessionStats; n: number; ended: boolean } | null = null
+  /** Calls that may have started a sub-agent: id → label, for the sub-agent's header (labels only). */
+  private readonly starters = new Map<string, CallInfo>()
+  private started = false
+
+  constructor(
+    private readonly format: Format,
+    private readonly opts: WalkOptions = {},
+  ) {
+    super({ writableObjectMode: true, readableObjectMode: false, writableHighWaterMark: 16 })
+  }
+
+  private out(s: string): void {
+    if (s) this.push(s)
+  }
+
+  private inRange(n: number): boolean {
+    const r = this.opts.range
+    return !r || (n >= r[0] && n <= r[1])
+  }
+
+  private endCurrent(): void {
+    const c = this.current
+    if (c && !c.ended) {
+      c.ended = true
+      this.out(this.format.sessionEnd(c.stats, c.place))
+    }
+  }
+
+  private openSession(h: SessionRec): void {
+    this.endCurrent()
+    // Close the open sessions this one is not a sub-agent of.
+    const parentSid = h.parent?.kind === 'subagent' ? h.parent.sid : undefined
+    while (this.stack.length && this.stack[this.stack.length - 1]!.sid !== parentSid) this.out(this.format.close(this.stack.pop()!.place))
+    if (this.stack.length === 0) this.starters.clear()
+    const depth = this.stack.length
+    if (depth > 0) this.subagents++
+    this.sessions++
+    const place: Place = { session: this.sessions, depth }
+    const agent = agentName(sourceHarness(h))
+    this.agents.add(agent)
+    const startedBy = h.parent?.tool_use_id ? this.starters.get(h.parent.tool_use_id) : undefined
+    this.out(this.format.session(h, place, agent, startedBy))
+    this.stack.push({ sid: h.sid, place })
+    this.current = { place, calls: new Map(), stats: { messages: 0, shown: 0, toolCalls: 0, errors: 0, images: 0, context: 0, boundaries: 0 }, n: 0, ended: false }
+  }
+
+  override _transform(rec: FerryRecord, _enc: BufferEncoding, cb: TransformCallback): void {
+    try {
+      this.step(rec)
+      cb()
+    } catch (err) {
+      cb(err as Error)
+    }
+  }
+
+  private step(rec: FerryRecord): void {
+    if (!this.started) {
+      this.started = true
+      this.out(this.format.start())
+    }
+    switch (rec.kind) {
+      case 'session':
+        return this.openSession(rec)
+      case 'message': {
+        const c = this.current
+        if (!c) return
+        const n = ++c.n
+        c.stats.messages++
+        for (const b of rec.blocks) {
+          if (b.type === 'tool_use') {
+            const info = { name: oneLine(b.name, 60), arg: oneLine(mainArgument(b), 200) }
+            remember(c.calls, b.id, info)
+            remember(this.starters, b.id, info)
+            c.stats.toolCalls++
+          } else if (b.type === 'tool_result' && b.is_error) c.stats.errors++
+          else if (b.type === 'image') c.stats.images++
+        }
+        if (rec.context) c.stats.context++
+        if (!this.inRange(n)) return
+        c.stats.shown++
+        this.out(this.format.message(rec, n, c.place, c.calls))
+        return
+      }
+      case 'boundary': {
+        const c = this.current
+        if (!c) return
+        c.stats.boundaries++
+        const r = this.opts.range
+        if (r && (c.n < r[0] - 1 || c.n >= r[1])) return
+        this.out(this.format.boundary(rec, c.place))
+        return
+      }
+      case 'end': {
+        this.endCurrent()
+        // The call index is per session; sub-agent headers use `starters`.
+        this.current?.calls.clear()
+        return
+      }
+      default:
+        return
+    }
+  }
+
+  override _flush(cb: TransformCallback): void {
+    try {
+      if (!this.started) this.out(this.format.start())
+      this.endCurrent()
+      while (this.stack.length) this.out(this.format.close(this.stack.pop()!.place))
+      const footer: Footer = {
+        version: VERSION,
+        agents: [...this.agents],
+        sessions: this.sessions,
+        subagents: this.subagents,
+        redacted: this.opts.redacted ? this.opts.redacted() : null,
+      }
+      this.out(this.format.finish(footer))
+      cb()
+    } catch (err) {
+      cb(err as Error)
+    }
+  }
+}
