@@ -11,7 +11,16 @@
  * the few case-insensitive ones), so ordinary text costs a few scans.
  */
 import { readFileSync } from 'node:fs'
-import { GENERIC, MAX_TOKEN, RULES, entropy, isPlaceholder, type Rule } from './rules.js'
+import { BASE64_PEM } from './base64.js'
+import { KEYWORD } from './keyword.js'
+import { entropy, isPlaceholder } from './placeholder.js'
+import { MAX_TOKEN, type Rule } from './rule.js'
+import { PROVIDER_RULES } from './rules/index.js'
+import { STRUCTURAL } from './structural.js'
+import { URL_CREDENTIALS } from './url.js'
+
+/** Every built-in detector but keyword context, in priority order. */
+const BUILTIN: Rule[] = [...PROVIDER_RULES, BASE64_PEM, URL_CREDENTIALS, ...STRUCTURAL]
 
 export interface RedactOptions {
   /** Replace home directories and the user name (`/home/ada/x` → `~/x`, `ada` → `user`). */
@@ -28,7 +37,7 @@ export interface RedactOptions {
   /** Values that are never redacted (exact strings), and regexes for the same. */
   allow?: string[]
   allowPatterns?: RegExp[]
-  /** Turn off the generic `password=` / `secret:` rule. */
+  /** Turn off keyword context (the generic `password=` / `"api_key": "…"` detector). */
   noGeneric?: boolean
 }
 
@@ -88,7 +97,11 @@ function isAlnum(c: number): boolean {
 export class Redactor {
   private readonly rules: Rule[]
   private readonly bigrams = new Uint16Array(128 * 128)
-  private readonly buckets: Array<Array<{ kw: string; rules: Rule[] }>> = [[]]
+  private readonly buckets: Array<Array<{ kw: string; rules: Rule[]; seen: number }>> = [[]]
+  private bucketDone = new Uint32Array(1)
+  private gen = 0
+  /** Where each candidate rule's first keyword occurs in the current string: its regex starts a little before. */
+  private readonly firstAt = new Map<Rule, number>()
   private readonly single = new Map<string, Rule[]>()
   private readonly prio = new Map<Rule, number>()
   private readonly always: Rule[]
@@ -102,8 +115,8 @@ export class Redactor {
   readonly counts = new Map<string, number>()
 
   constructor(opts: RedactOptions = {}) {
-    const rules = [...RULES]
-    if (!opts.noGeneric) rules.push(GENERIC)
+    const rules = [...BUILTIN]
+    if (!opts.noGeneric) rules.push(KEYWORD)
     if (opts.emails) rules.push(EMAIL)
     if (opts.rulesFile) rules.push(...parseRulesFile(opts.rulesFile))
     for (const r of opts.extraRules ?? []) rules.push(customRule(r.kind, r.pattern, r.flags))
@@ -146,8 +159,9 @@ export class Redactor {
         this.buckets.push([])
         this.bigrams[key] = slot
       }
-      this.buckets[slot]!.push({ kw, rules })
+      this.buckets[slot]!.push({ kw, rules, seen: 0 })
     }
+    this.bucketDone = new Uint32Array(this.buckets.length)
     this.allow = new Set(opts.allow ?? [])
     this.allowPatterns = opts.allowPatterns ?? []
     if (opts.paths) {
@@ -194,18 +208,32 @@ export class Redactor {
    */
   private candidates(text: string): Set<Rule> {
     const out = new Set<Rule>(this.always)
-    for (const [kw, rules] of this.single) if (text.includes(kw)) for (const r of rules) out.add(r)
+    const first = this.firstAt
+    for (const r of this.always) first.set(r, 0)
+    for (const [kw, rules] of this.single) {
+      const at = text.indexOf(kw)
+      if (at !== -1) for (const r of rules) if (!out.has(r)) (out.add(r), first.set(r, at))
+    }
     const table = this.bigrams
+    // A bucket whose keywords were all found is not looked at again in this string.
+    const gen = ++this.gen
+    const done = this.bucketDone
     const n = text.length - 1
     let c0 = text.charCodeAt(0)
     for (let i = 0; i < n; i++) {
       const c1 = text.charCodeAt(i + 1)
       if (c0 < 128 && c1 < 128) {
         const slot = table[(c0 << 7) | c1]!
-        if (slot !== 0) {
+        if (slot !== 0 && done[slot] !== gen) {
+          let open = 0
           for (const e of this.buckets[slot]!) {
-            if (text.startsWith(e.kw, i)) for (const r of e.rules) out.add(r)
+            if (e.seen === gen) continue
+            if (text.startsWith(e.kw, i)) {
+              e.seen = gen
+              for (const r of e.rules) if (!out.has(r)) (out.add(r), first.set(r, i))
+            } else open++
           }
+          if (open === 0) done[slot] = gen
           if (out.size === this.rules.length) return out
         }
       }
@@ -214,11 +242,12 @@ export class Redactor {
     return out
   }
 
+
   /**
    * Redacts one string. Returns the same string when nothing was found;
-   * `onFind` is told each kind found (for reports).
+   * `onFind` is told the kind and label of each replacement (for reports).
    */
-  redact(text: string, onFind?: (kind: string) => void): string {
+  redact(text: string, onFind?: (kind: string, label: string) => void): string {
     if (text.length < 8) return text
     const rules = this.candidates(text)
     if (rules.size === 0 && !this.pathRe) return text
@@ -226,11 +255,12 @@ export class Redactor {
     for (const rule of rules) {
       const prio = this.prio.get(rule) ?? 0
       if (rule.find) {
-        for (const [start, end] of rule.find(text)) if (!this.allowed(text.slice(start, end))) (spans ??= []).push({ start, end, kind: rule.kind, prio })
+        for (const [start, end, kind] of rule.find(text)) if (!this.allowed(text.slice(start, end))) (spans ??= []).push({ start, end, kind: kind ?? rule.kind, prio })
         continue
       }
       const re = rule.re
-      re.lastIndex = 0
+      // Every built-in regex matches within 64 characters before its keyword.
+      re.lastIndex = Math.max(0, (this.firstAt.get(rule) ?? 0) - 64)
       let m: RegExpExecArray | null
       while ((m = re.exec(text)) !== null) {
         if (m[0].length === 0) {
@@ -247,7 +277,7 @@ export class Redactor {
         if (rule.lb && start > 0 && isAlnum(text.charCodeAt(start - 1)) && !(start > 1 && text.charCodeAt(start - 2) === 92 && /[nrt]/.test(text[start - 1]!))) continue
         if (rule.entropy !== undefined && entropy(s) < rule.entropy) continue
         if (rule.check && !rule.check(s, m)) continue
-        if (rule.kind !== 'private-key' && rule.kind !== 'connection-string' && rule.kind !== 'basic-auth' && isPlaceholder(s)) continue
+        if (!rule.noPlaceholderCheck && isPlaceholder(s)) continue
         if (this.allowed(s)) continue
         ;(spans ??= []).push({ start, end: start + s.length, kind: rule.kind, prio })
       }
@@ -284,15 +314,16 @@ export class Redactor {
     return spans
   }
 
-  private apply(text: string, spans: Span[], onFind?: (kind: string) => void): string {
+  private apply(text: string, spans: Span[], onFind?: (kind: string, label: string) => void): string {
     // Earlier start wins; on a tie the longer span. Overlaps are merged into the first.
     spans.sort((a, b) => a.start - b.start || b.end - a.end || a.prio - b.prio)
     let out = ''
     let pos = 0
     for (const sp of spans) {
       if (sp.start < pos) continue
-      out += text.slice(pos, sp.start) + this.label(sp.kind, text.slice(sp.start, sp.end))
-      onFind?.(sp.kind)
+      const label = this.label(sp.kind, text.slice(sp.start, sp.end))
+      out += text.slice(pos, sp.start) + label
+      onFind?.(sp.kind, label)
       pos = sp.end
     }
     return out + text.slice(pos)
@@ -315,9 +346,40 @@ export class Redactor {
   }
 }
 
-/** Plain-text redaction (`ferry redact --text`): everything else byte for byte unchanged. */
+/** Chunks `redactText` cuts a long text into, at line ends: the keyword prefilter then skips the rules a chunk does not need. */
+const CHUNK = 4 * 1024
+
+/**
+ * Where the chunk starting at `from` ends: the first line end after CHUNK
+ * characters, moved past the END line of a PEM block the chunk opens (a key
+ * is never cut in two; an unterminated block runs to the end of the text).
+ */
+function chunkEnd(text: string, from: number): number {
+  if (text.length - from <= CHUNK) return text.length
+  let end = text.indexOf('\n', from + CHUNK)
+  if (end === -1) return text.length
+  end++
+  const begin = text.lastIndexOf('-----BEGIN', end)
+  if (begin >= from) {
+    const close = text.indexOf('-----END', begin)
+    if (close === -1) return text.length
+    if (close + 8 > end) {
+      const nl = text.indexOf('\n', close)
+      end = nl === -1 ? text.length : nl + 1
+    }
+  }
+  return end
+}
+
+/** Plain-text redaction (`ferry redact --text`): everything else byte for byte unchanged. Long texts are redacted line-aligned chunk by chunk, with one label numbering. */
 export function redactText(text: string, opts: RedactOptions & { redactor?: Redactor } = {}): { text: string; found: Record<string, number> } {
   const r = opts.redactor ?? new Redactor(opts)
-  const out = r.redact(text)
-  return { text: out, found: r.report() }
+  if (text.length <= CHUNK) return { text: r.redact(text), found: r.report() }
+  const parts: string[] = []
+  for (let at = 0; at < text.length; ) {
+    const end = chunkEnd(text, at)
+    parts.push(r.redact(text.slice(at, end)))
+    at = end
+  }
+  return { text: parts.join(''), found: r.report() }
 }

@@ -1,0 +1,180 @@
+/**
+ * Keyword context: a value is a secret because of the name next to it
+ * (`DB_PASSWORD=…`, `"client_secret": "…"`, `const apiKey = '…'`,
+ * `- name: DD_APP_KEY\n  value: …`, `--token …`, `.netrc` `password …`), in
+ * any quoting and at any JSON escaping depth (`\"`, `\\\"`…).
+ *
+ * The regex only finds a keyword followed by an assignment and a value; the
+ * decision is made in code: the whole identifier is taken, split into words
+ * (snake, kebab, camel case) and judged — the last word must name a secret
+ * (`password`, `secret`, `token`, `auth`, a qualified `key` such as
+ * `api_key`/`app_key`/`account_key`, or any `*_KEY` env variable), and no word
+ * may say it is something else (`max_tokens`, `key_id`, `token_type`,
+ * `public_key`, `secret_name`, `password_min_length`) — then the value is
+ * judged: not a placeholder, reference, identifier, path, URL, number or
+ * word, and random enough.
+ */
+import type { Rule } from './rule.js'
+import { MAX_TOKEN } from './rule.js'
+import { decodesToUserPass } from './base64.js'
+import { classes, entropy, isPlaceholder } from './placeholder.js'
+
+/** Last words that name a secret on their own. */
+const STRONG = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'creds', 'auth', 'authtoken', 'accesstoken', 'dsn', 'sig', 'pat', 'privatekey', 'secretkey', 'accesskey', 'apitoken', 'authkey', 'pw', 'pword'])
+/** Words before `key` that make it a secret key. */
+const KEY_QUALIFIER = new Set(['api', 'app', 'application', 'access', 'secret', 'private', 'auth', 'account', 'client', 'master', 'signing', 'encryption', 'encrypt', 'license', 'licence', 'service', 'admin', 'write', 'deploy', 'ingest', 'ingestion', 'sdk', 'server', 'webhook', 'subscription', 'shared', 'storage', 'session', 'consumer', 'partner', 'integration', 'root', 'hmac', 'cipher', 'crypto', 'aes', 'jwt', 'x', 'live', 'prod', 'production', 'mgmt', 'management', 'rest', 'developer', 'dev', 'search', 'maps', 'merchant', 'sendgrid', 'stripe', 'mailgun', 'openai', 'anthropic', 'dd', 'datadog', 'algolia', 'cf', 'cloudflare', 'heroku', 'twilio', 'segment', 'posthog', 'amplitude', 'mixpanel', 'pusher', 'firebase', 'supabase', 'personal', 'org', 'organization', 'team', 'bot', 'agent', 'node', 'instance', 'cluster', 'project', 'workspace', 'tenant', 'site', 'platform', 'global'])
+/** Words that say the value is not the secret itself. */
+const NOT_SECRET = new Set(['public', 'pub', 'publishable', 'id', 'ids', 'name', 'names', 'type', 'types', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'url', 'uri', 'endpoint', 'host', 'count', 'counts', 'limit', 'limits', 'max', 'min', 'length', 'len', 'size', 'usage', 'used', 'expires', 'expiry', 'expiration', 'ttl', 'lifetime', 'header', 'prefix', 'suffix', 'policy', 'hash', 'hashed', 'digest', 'format', 'field', 'column', 'mode', 'strength', 'rotation', 'version', 'enabled', 'required', 'hint', 'label', 'ref', 'arn', 'env', 'var', 'input', 'output', 'cache', 'window', 'tokenizer', 'tokenizers', 'placeholder', 'example', 'sample', 'primary', 'foreign', 'sort', 'partition', 'index', 'location', 'scope', 'scopes', 'budget', 'cost', 'rate', 'timeout', 'retries', 'reset', 'length', 'regex', 'pattern', 'validator', 'validation', 'field', 'bucket', 'fingerprint', 'algorithm', 'alg', 'kid', 'issuer', 'audience', 'event', 'events', 'user', ])
+/** Trailing words that still describe the named value (`SECRET_VALUE`, `client_key_data`). */
+const TRAILING = new Set(['base', 'value', 'data', 'b64', 'base64', 'str', 'string', 'raw', 'enc', 'encoded', 'plain', 'plaintext', 'text', 'literal'])
+
+/** Splits an identifier into lower-case words: `DD_APP_KEY`, `ddAppKey`, `dd-app-key`, `X-Api-Key` → dd app key. */
+export function words(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+}
+
+/** How strongly a name says "secret": 0 not, 1 a `*_KEY` env variable (needs a random value), 2 yes. */
+export function nameStrength(name: string): number {
+  const w = words(name)
+  while (w.length > 1 && TRAILING.has(w[w.length - 1]!)) w.pop()
+  if (w.length === 0) return 0
+  const last = w[w.length - 1]!
+  const prev = w.length > 1 ? w[w.length - 2]! : ''
+  let s = 0
+  if (STRONG.has(last)) s = 2
+  else if ((last === 'key' || last === 'keys') && KEY_QUALIFIER.has(prev)) s = 2
+  else if ((last === 'key' || last === 'tokens') && w.length >= 2 && /^[A-Z0-9_]+$/.test(name)) s = 1
+  else if (last.endsWith('password') || last.endsWith('secret') || last.endsWith('token') || last.endsWith('apikey')) s = 2
+  else return 0
+  for (let i = 0; i < w.length - 1; i++) if (NOT_SECRET.has(w[i]!)) return 0
+  if (last === 'tokens' || last === 'keys') return w.some((x) => x === 'max' || x === 'input' || x === 'output') ? 0 : 1
+  return s
+}
+
+const NUMBER = /^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i
+const VERSION = /^v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.\-]+)?$/
+const DOTTED_IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)+$/
+const WORDY = /^[a-z]+(?:[._\- ][a-z]+)*$/
+const LETTERS = /^[A-Za-z]+$/
+const REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|env\.|ENV\[|self\.|this\.|config\.|settings\.|secrets\.|vars\.|var\.|local\.|data\.|module\.|args\.|params\.|props\.|req\.|request\.|ctx\.|options\.|opts\.)/
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
+/** Whether `v` (with `strength` of its name) looks like a credential, not a setting or reference. */
+export function secretValue(v: string, strength: number, name: string): boolean {
+  const n = v.length
+  if (n < 6) return false
+  if (isPlaceholder(v)) return false
+  if (/^[a-z0-9]{6}\.[a-z0-9]{16}$/.test(v)) return true // a Kubernetes bootstrap token
+  if (REFERENCE.test(v) || DOTTED_IDENT.test(v) || NUMBER.test(v) || VERSION.test(v) || DATE.test(v)) return false
+  if (/^[./~]|^[A-Za-z]:[\\/]/.test(v) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
+  if (WORDY.test(v)) return false
+  if (/^(?:sha\d+|md5|h1|sha1)[:\-]/i.test(v)) return false // integrity hashes
+  if (/^ssh-(?:rsa|ed25519|dss)|^ecdsa-sha2|^-----BEGIN (?!.*PRIVATE)/.test(v)) return false
+  const e = entropy(v)
+  const isPassword = /pass|pwd|pw$|pword/i.test(name)
+  if (LETTERS.test(v)) {
+    // Letters only: an identifier (`getApiKey`, `Bearer`) unless long and random.
+    if (!(n >= 20 && e >= 3.8)) return false
+  }
+  if (strength >= 2) {
+    if (isPassword) return n >= 6 && e >= 2.3 && classes(v) >= 2
+    return n >= 8 && e >= 3 && classes(v) >= 2
+  }
+  return n >= 16 && e >= 3.5 && classes(v) >= 2
+}
+
+const ident = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46
+
+/**
+ * A keyword, the rest of the identifier, a closing quote at any escaping
+ * depth, the operator (`=`, `:`, `:=`, `=>`, `,` between quoted name and
+ * value, or spaces — then judged in code), an opening quote, the value.
+ */
+const RE = new RegExp(
+  String.raw`(?:pass|pwd|pw\b|secret|token|key|auth|credential|creds|dsn|sig\b|pat\b)[A-Za-z0-9_.\-]{0,40}(?<cq>\\*["'])?(?<op>[ \t]{0,4}(?::=|=>|==?|:|,)[ \t]{0,4}|[ \t]{1,4})(?<oq>\\*["'\x60]|\\*\(|b\\*["'])?(?<s>[^\s"'\x60\\,;<>(){}\[\]&|]{6,${MAX_TOKEN}})`,
+  'dg',
+)
+/** The same, case-insensitive: for text whose lower-case form has another length (`İ`). */
+const RE_I = new RegExp(RE.source, 'dgi')
+const strengthCache = new Map<string, number>()
+
+/** In `.netrc` and CLI-flag forms a space separates name and value. */
+function spaceAllowed(text: string, nameStart: number, name: string): boolean {
+  if (nameStart >= 2 && text.charCodeAt(nameStart - 1) === 45) return true // --token VALUE, -p? (one or two dashes)
+  if (/^(?:password|passwd|login)$/i.test(name) && /(?:^|\s|\\n)machine\s/.test(text)) return true
+  return false
+}
+
+/** `- name: DB_PASSWORD` on the line(s) before a `value:` key (Kubernetes env, ECS task definitions). */
+function nameBeforeValue(text: string, at: number): string | null {
+  const from = Math.max(0, at - 160)
+  const win = text.slice(from, at)
+  const m = /(?:name|Name|key|Key)\\*["']?\s*:\s*\\*["']?([A-Za-z0-9_.\-]{2,80})\\*["']?\s*(?:,|\\n|\n|\r|\s)\s*(?:\\n|\s|-)*$/.exec(win)
+  return m ? m[1]! : null
+}
+
+function find(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = []
+  // Keywords are matched on a lower-case copy (same offsets), which is faster than a case-insensitive regex.
+  const lower = text.toLowerCase()
+  const re = lower.length === text.length ? RE : RE_I
+  const hay = re === RE ? lower : text
+  re.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = re.exec(hay)) !== null) {
+    const g = m.groups!
+    const vStart = m.indices!.groups!.s![0]
+    let v = text.slice(vStart, vStart + g.s!.length)
+    // The whole identifier the keyword sits in.
+    let b = m.index
+    while (b > 0 && m.index - b < 60 && ident(text.charCodeAt(b - 1))) b--
+    // A name that starts right after a JSON escape (`\nDB_PASSWORD=`) starts at the escape's letter: drop it.
+    if (b >= 2 && text.charCodeAt(b - 2) === 92 && /[nrt]/.test(text[b - 1]!) && b < m.index) b++
+    const nameEnd = m.index + m[0].length - (g.s!.length + (g.oq?.length ?? 0) + g.op!.length + (g.cq?.length ?? 0))
+    // A rejected name: go on after it (its value cannot hold the next name: `&,;` and spaces end values).
+    re.lastIndex = nameEnd
+    let name = text.slice(b, nameEnd)
+    if (name.startsWith('-')) name = name.replace(/^-+/, '')
+    const op = g.op!.trim()
+    if (op === '' && !spaceAllowed(text, b, name)) continue
+    if (op === ',' && !(g.cq && g.oq)) continue
+    if (op === '==' ) continue
+    // A function call (`getToken(`) or a member of a longer expression is code, not a value.
+    const after = text.charCodeAt(vStart + v.length)
+    if (after === 40 || (!g.oq && after === 46)) continue
+    if (g.oq && /\($/.test(g.oq)) continue
+    let strength = strengthCache.get(name)
+    if (strength === undefined) {
+      strength = nameStrength(name)
+      if (strengthCache.size < 10_000) strengthCache.set(name, strength)
+    }
+    if (/^value$/i.test(name) && op === ':') {
+      const real = nameBeforeValue(text, b)
+      strength = real ? nameStrength(real) : 0
+      if (real) name = real
+    }
+    if (strength === 0) continue
+    // Trailing punctuation of prose or code is not part of the value.
+    const trimmed = v.replace(/[.:!?]+$/, '')
+    if (trimmed.length < v.length) v = trimmed
+    const userPass = words(name).pop() === 'auth' && decodesToUserPass(v)
+    re.lastIndex = vStart
+    if (!userPass && !secretValue(v, strength, name)) continue
+    out.push([vStart, vStart + v.length])
+    re.lastIndex = vStart + v.length
+  }
+  return out
+}
+
+export const KEYWORD: Rule = {
+  kind: 'generic-secret',
+  keywords: ['pass', 'pwd', 'pw', 'secret', 'token', 'key', 'auth', 'credential', 'creds', 'dsn', 'sig', 'pat'],
+  ci: true,
+  re: /(?!)/g,
+  find,
+}
