@@ -70,6 +70,7 @@ export function secretValue(v: string, strength: number, name: string): boolean 
   if (n < 6) return false
   if (isPlaceholder(v)) return false
   if (/^[a-z0-9]{6}\.[a-z0-9]{16}$/.test(v)) return true // a Kubernetes bootstrap token
+  if (/^pk[._](?:eyJ|live_|test_)/.test(v)) return false // publishable keys (Mapbox, Stripe) are public by design
   if (REFERENCE.test(v) || DOTTED_IDENT.test(v) || NUMBER.test(v) || VERSION.test(v) || DATE.test(v)) return false
   if (/^[./~]|^[A-Za-z]:[\\/]/.test(v) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
   if (WORDY.test(v)) return false
@@ -103,9 +104,8 @@ const RE = new RegExp(
 const RE_I = new RegExp(RE.source, 'dgi')
 const strengthCache = new Map<string, number>()
 
-/** In `.netrc` and CLI-flag forms a space separates name and value. */
-function spaceAllowed(text: string, nameStart: number, name: string): boolean {
-  if (nameStart >= 2 && text.charCodeAt(nameStart - 1) === 45) return true // --token VALUE, -p? (one or two dashes)
+/** In `.netrc` a space separates name and value (CLI flags, `--token VALUE`, are told by their dashes). */
+function spaceAllowed(text: string, name: string): boolean {
   if (/^(?:password|passwd|login)$/i.test(name) && /(?:^|\s|\\n)machine\s/.test(text)) return true
   return false
 }
@@ -134,14 +134,15 @@ function find(text: string): Array<[number, number]> {
     let b = m.index
     while (b > 0 && m.index - b < 60 && ident(text.charCodeAt(b - 1))) b--
     // A name that starts right after a JSON escape (`\nDB_PASSWORD=`) starts at the escape's letter: drop it.
-    if (b >= 2 && text.charCodeAt(b - 2) === 92 && /[nrt]/.test(text[b - 1]!) && b < m.index) b++
+    if (b >= 1 && text.charCodeAt(b - 1) === 92 && /[nrt]/.test(text[b]!) && b < m.index) b++
     const nameEnd = m.index + m[0].length - (g.s!.length + (g.oq?.length ?? 0) + g.op!.length + (g.cq?.length ?? 0))
     // A rejected name: go on after it (its value cannot hold the next name: `&,;` and spaces end values).
     re.lastIndex = nameEnd
     let name = text.slice(b, nameEnd)
-    if (name.startsWith('-')) name = name.replace(/^-+/, '')
+    const flag = name.startsWith('-')
+    if (flag) name = name.replace(/^-+/, '')
     const op = g.op!.trim()
-    if (op === '' && !spaceAllowed(text, b, name)) continue
+    if (op === '' && !flag && !spaceAllowed(text, name)) continue
     if (op === ',' && !(g.cq && g.oq)) continue
     if (op === '==' ) continue
     // A function call (`getToken(`) or a member of a longer expression is code, not a value.
