@@ -110,12 +110,27 @@ function spaceAllowed(text: string, name: string): boolean {
   return false
 }
 
-/** `- name: DB_PASSWORD` on the line(s) before a `value:` key (Kubernetes env, ECS task definitions). */
-function nameBeforeValue(text: string, at: number): string | null {
-  const from = Math.max(0, at - 160)
-  const win = text.slice(from, at)
-  const m = /(?:name|Name|key|Key)\\*["']?\s*:\s*\\*["']?([A-Za-z0-9_.\-]{2,80})\\*["']?\s*(?:,|\\n|\n|\r|\s)\s*(?:\\n|\s|-)*$/.exec(win)
-  return m ? m[1]! : null
+/**
+ * `- name: DB_PASSWORD` then `value: …` (Kubernetes env, ECS task
+ * definitions `{"name": "…", "value": "…"}`): the name is in another key.
+ * Matched on the lower-case copy.
+ */
+const NAME_VALUE = new RegExp(
+  String.raw`name\\*["']?\s*:\s*\\*["']?(?<n>[a-z0-9_.\-]{2,80})\\*["']?\s*,?(?:\s|\\+[nrt])*(?:-\s*)?value\\*["']?\s*:\s*(?<oq>\\*["'])?(?<s>[^\s"'\x60\\,;<>(){}\[\]&|]{6,${MAX_TOKEN}})`,
+  'dg',
+)
+
+function findNameValue(text: string, hay: string, out: Array<[number, number]>): void {
+  NAME_VALUE.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = NAME_VALUE.exec(hay)) !== null) {
+    const [ns, ne] = m.indices!.groups!.n!
+    const [vs, ve] = m.indices!.groups!.s!
+    const name = text.slice(ns, ne)
+    const v = text.slice(vs, ve)
+    const strength = nameStrength(name)
+    if (strength > 0 && secretValue(v, strength, name)) out.push([vs, ve])
+  }
 }
 
 function find(text: string): Array<[number, number]> {
@@ -154,11 +169,6 @@ function find(text: string): Array<[number, number]> {
       strength = nameStrength(name)
       if (strengthCache.size < 10_000) strengthCache.set(name, strength)
     }
-    if (/^value$/i.test(name) && op === ':') {
-      const real = nameBeforeValue(text, b)
-      strength = real ? nameStrength(real) : 0
-      if (real) name = real
-    }
     if (strength === 0) continue
     // Trailing punctuation of prose or code is not part of the value.
     const trimmed = v.replace(/[.:!?]+$/, '')
@@ -169,6 +179,7 @@ function find(text: string): Array<[number, number]> {
     out.push([vStart, vStart + v.length])
     re.lastIndex = vStart + v.length
   }
+  if (re === RE && hay.includes('value')) findNameValue(text, hay, out)
   return out
 }
 
