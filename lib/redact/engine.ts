@@ -315,8 +315,8 @@ export class Redactor {
   }
 
   private apply(text: string, spans: Span[], onFind?: (kind: string, label: string) => void): string {
-    // Earlier start wins; on a tie the longer span. Overlaps are merged into the first.
-    spans.sort((a, b) => a.start - b.start || b.end - a.end || a.prio - b.prio)
+    // Earlier start wins; on a tie the earlier rule (a provider's exact token beats keyword context's looser value), then the longer span. Overlaps go to the first.
+    spans.sort((a, b) => a.start - b.start || a.prio - b.prio || b.end - a.end)
     let out = ''
     let pos = 0
     for (const sp of spans) {
