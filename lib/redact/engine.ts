@@ -296,20 +296,29 @@ export class Redactor {
    * rule keyword is redacted whole as `oversized-token`.
    */
   private hugeRuns(text: string, spans: Span[] | null): Span[] | null {
+    // A run longer than 2·step holds a whole window [k, k+step] of some probe k = step·m:
+    // probing every step characters (and scanning on only where both ends are token characters) finds each such run.
     const n = text.length
-    let i = 0
-    while (i < n) {
-      if (!tokenChar(text.charCodeAt(i))) {
-        i++
-        continue
+    const step = MAX_TOKEN >> 1
+    let k = 0
+    while (k + step < n) {
+      if (tokenChar(text.charCodeAt(k)) && tokenChar(text.charCodeAt(k + step))) {
+        let j = k
+        while (j < k + step && tokenChar(text.charCodeAt(j))) j++
+        if (j === k + step) {
+          let i = k
+          while (i > 0 && tokenChar(text.charCodeAt(i - 1))) i--
+          let e = k + step
+          while (e < n && tokenChar(text.charCodeAt(e))) e++
+          if (e - i > MAX_TOKEN) {
+            const ctx = text.slice(Math.max(0, i - 24), i + 24)
+            if (this.candidates(ctx).size > this.always.length) (spans ??= []).push({ start: i, end: e, kind: 'oversized-token', prio: -1 })
+          }
+          k = e
+          continue
+        }
       }
-      let j = i + 1
-      while (j < n && tokenChar(text.charCodeAt(j))) j++
-      if (j - i > MAX_TOKEN) {
-        const ctx = text.slice(Math.max(0, i - 24), i + 24)
-        if (this.candidates(ctx).size > this.always.length) (spans ??= []).push({ start: i, end: j, kind: 'oversized-token', prio: -1 })
-      }
-      i = j
+      k += step
     }
     return spans
   }
@@ -350,13 +359,16 @@ export class Redactor {
 const CHUNK = 4 * 1024
 
 /**
- * Where the chunk starting at `from` ends: the first line end after CHUNK
+ * Where the chunk starting at `from` ends: a line end after CHUNK
  * characters, moved past the END line of a PEM block the chunk opens (a key
  * is never cut in two; an unterminated block runs to the end of the text).
  */
 function chunkEnd(text: string, from: number): number {
   if (text.length - from <= CHUNK) return text.length
-  let end = text.indexOf('\n', from + CHUNK)
+  // Prefer a blank line or the start of a JSON line, so that a multi-line context (`.netrc`, `name:`/`value:`) stays in one chunk.
+  let end = text.indexOf('\n\n', from + CHUNK)
+  if (end === -1 || end > from + CHUNK + 2048) end = text.indexOf('\n{', from + CHUNK)
+  if (end === -1 || end > from + CHUNK + 2048) end = text.indexOf('\n', from + CHUNK)
   if (end === -1) return text.length
   end++
   const begin = text.lastIndexOf('-----BEGIN', end)

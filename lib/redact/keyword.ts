@@ -91,17 +91,20 @@ export function secretValue(v: string, strength: number, name: string): boolean 
 
 const ident = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46
 
+/** The keywords (lower case) a secret's name holds; `\b` ones must end the name there. */
+const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pwd', false], ['pw', true], ['secret', false], ['token', false], ['key', false], ['auth', false], ['credential', false], ['creds', false], ['dsn', false], ['sig', true], ['pat', true]]
+
 /**
- * A keyword, the rest of the identifier, a closing quote at any escaping
- * depth, the operator (`=`, `:`, `:=`, `=>`, `,` between quoted name and
- * value, or spaces — then judged in code), an opening quote, the value.
+ * After a keyword: the rest of the identifier, a closing quote at any
+ * escaping depth, the operator (`=`, `:`, `:=`, `=>`, `,` between quoted name
+ * and value, or spaces — then judged in code), an opening quote, the value.
+ * Run sticky at each keyword occurrence (found with indexOf on a lower-case
+ * copy, much faster than one alternation over the text).
  */
-const RE = new RegExp(
-  String.raw`(?:pass|pwd|pw\b|secret|token|key|auth|credential|creds|dsn|sig\b|pat\b)[A-Za-z0-9_.\-]{0,40}(?<cq>\\*["'])?(?<op>[ \t]{0,4}(?::=|=>|==?|:|,)[ \t]{0,4}|[ \t]{1,4})(?<oq>\\*["'\x60]|\\*\(|b\\*["'])?(?<s>[^\s"'\x60\\,;<>(){}\[\]&|]{6,${MAX_TOKEN}})`,
-  'dg',
+const AFTER = new RegExp(
+  String.raw`[a-z0-9_.\-]{0,40}(?<cq>\\*["'])?(?<op>[ \t]{0,4}(?::=|=>|==?|:|,)[ \t]{0,4}|[ \t]{1,4})(?<oq>\\*["'\x60]|\\*\(|b\\*["'])?(?<s>[^\s"'\x60\\,;<>(){}\[\]&|]{6,${MAX_TOKEN}})`,
+  'dy',
 )
-/** The same, case-insensitive: for text whose lower-case form has another length (`İ`). */
-const RE_I = new RegExp(RE.source, 'dgi')
 const strengthCache = new Map<string, number>()
 
 /** In `.netrc` a space separates name and value (CLI flags, `--token VALUE`, are told by their dashes). */
@@ -133,60 +136,79 @@ function findNameValue(text: string, hay: string, out: Array<[number, number]>):
   }
 }
 
+const isLetter = (c: number): boolean => c >= 97 && c <= 122
+
 function find(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = []
-  // Keywords are matched on a lower-case copy (same offsets), which is faster than a case-insensitive regex.
+  // Lower case keeps offsets for all but a few characters (`İ`); then the text is searched as it is, keywords in lower case only.
   const lower = text.toLowerCase()
-  const re = lower.length === text.length ? RE : RE_I
-  const hay = re === RE ? lower : text
-  re.lastIndex = 0
-  let m: RegExpExecArray | null
-  while ((m = re.exec(hay)) !== null) {
-    const g = m.groups!
-    const vStart = m.indices!.groups!.s![0]
-    let v = text.slice(vStart, vStart + g.s!.length)
-    // The whole identifier the keyword sits in.
-    let b = m.index
-    while (b > 0 && m.index - b < 60 && ident(text.charCodeAt(b - 1))) b--
-    // A name that starts right after a JSON escape (`\nDB_PASSWORD=`) starts at the escape's letter: drop it.
-    if (b >= 1 && text.charCodeAt(b - 1) === 92 && /[nrt]/.test(text[b]!) && b < m.index) b++
-    const nameEnd = m.index + m[0].length - (g.s!.length + (g.oq?.length ?? 0) + g.op!.length + (g.cq?.length ?? 0))
-    // A rejected name: go on after it (its value cannot hold the next name: `&,;` and spaces end values).
-    re.lastIndex = nameEnd
-    let name = text.slice(b, nameEnd)
-    const flag = name.startsWith('-')
-    if (flag) name = name.replace(/^-+/, '')
-    const op = g.op!.trim()
-    if (op === '' && !flag && !spaceAllowed(text, name)) continue
-    if (op === ',' && !(g.cq && g.oq)) continue
-    if (op === '==' ) continue
-    // A function call (`getToken(`) or a member of a longer expression is code, not a value.
-    const after = text.charCodeAt(vStart + v.length)
-    if (after === 40 || (!g.oq && after === 46)) continue
-    if (g.oq && /\($/.test(g.oq)) continue
-    let strength = strengthCache.get(name)
-    if (strength === undefined) {
-      strength = nameStrength(name)
-      if (strengthCache.size < 10_000) strengthCache.set(name, strength)
+  const hay = lower.length === text.length ? lower : text
+  for (const [kw, wordEnd] of KEYWORDS) {
+    let at = hay.indexOf(kw)
+    while (at !== -1) {
+      const next = at + kw.length
+      if (!(wordEnd && isLetter(hay.charCodeAt(next))) && mayAssign(hay, next)) {
+        const e = assignment(text, hay, at, next)
+        if (e) out.push(e)
+      }
+      at = hay.indexOf(kw, next)
     }
-    if (strength === 0) continue
-    // Trailing punctuation of prose or code is not part of the value.
-    const trimmed = v.replace(/[.:!?]+$/, '')
-    if (trimmed.length < v.length) v = trimmed
-    const userPass = words(name).pop() === 'auth' && decodesToUserPass(v)
-    re.lastIndex = vStart
-    if (!userPass && !secretValue(v, strength, name)) continue
-    out.push([vStart, vStart + v.length])
-    re.lastIndex = vStart + v.length
   }
-  if (re === RE && hay.includes('value')) findNameValue(text, hay, out)
+  if (hay.includes('value')) findNameValue(text, hay, out)
   return out
 }
 
+/** Cheap test before the regex: after the rest of the identifier comes a quote, backslash, space or operator (most keyword hits in prose and code fail here). */
+function mayAssign(hay: string, i: number): boolean {
+  const end = Math.min(hay.length, i + 41)
+  let c = hay.charCodeAt(i)
+  while (i < end && ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46)) c = hay.charCodeAt(++i)
+  return c === 61 || c === 58 || c === 34 || c === 39 || c === 92 || c === 32 || c === 9 || c === 44
+}
+
+/** The value assigned to the identifier holding the keyword at `at`, when the name and the value both say secret. */
+function assignment(text: string, hay: string, at: number, from: number): [number, number] | null {
+  AFTER.lastIndex = from
+  const m = AFTER.exec(hay)
+  if (!m) return null
+  const g = m.groups!
+  const vStart = m.indices!.groups!.s![0]
+  let v = text.slice(vStart, vStart + g.s!.length)
+  // The whole identifier the keyword sits in.
+  let b = at
+  while (b > 0 && at - b < 60 && ident(text.charCodeAt(b - 1))) b--
+  // A name that starts right after a JSON escape (`\nDB_PASSWORD=`) starts after the escape's letter.
+  if (b >= 1 && text.charCodeAt(b - 1) === 92 && /[nrt]/.test(text[b]!) && b < at) b++
+  const nameEnd = m.index + m[0].length - (g.s!.length + (g.oq?.length ?? 0) + g.op!.length + (g.cq?.length ?? 0))
+  let name = text.slice(b, nameEnd)
+  const flag = name.startsWith('-')
+  if (flag) name = name.replace(/^-+/, '')
+  const op = g.op!.trim()
+  if (op === '' && !flag && !spaceAllowed(text, name)) return null
+  if (op === ',' && !(g.cq && g.oq)) return null
+  if (op === '==') return null
+  // A function call (`getToken(`) or a member of a longer expression is code, not a value.
+  const after = text.charCodeAt(vStart + v.length)
+  if (after === 40 || (!g.oq && after === 46)) return null
+  if (g.oq && g.oq.endsWith('(')) return null
+  let strength = strengthCache.get(name)
+  if (strength === undefined) {
+    strength = nameStrength(name)
+    if (strengthCache.size < 10_000) strengthCache.set(name, strength)
+  }
+  if (strength === 0) return null
+  // Trailing punctuation of prose or code is not part of the value.
+  const trimmed = v.replace(/[.:!?]+$/, '')
+  if (trimmed.length < v.length) v = trimmed
+  const userPass = words(name).pop() === 'auth' && decodesToUserPass(v)
+  if (!userPass && !secretValue(v, strength, name)) return null
+  return [vStart, vStart + v.length]
+}
+
+/** No prefilter keywords: `find` searches its own (lower-case) keywords, cheaper than the engine's table for words this common. */
 export const KEYWORD: Rule = {
   kind: 'generic-secret',
-  keywords: ['pass', 'pwd', 'pw', 'secret', 'token', 'key', 'auth', 'credential', 'creds', 'dsn', 'sig', 'pat'],
-  ci: true,
+  keywords: [],
   re: /(?!)/g,
   find,
 }

@@ -12,8 +12,8 @@ const DOC_EXAMPLES = new Set([
 export function isPlaceholder(v: string): boolean {
   if (PLACEHOLDER.test(v)) return true
   if (/EXAMPLE|example|\[REDACTED|not-a-real|placeholder|PLACEHOLDER|dummy|DUMMY/.test(v)) return true
-  if (/(.)\1{7,}/.test(v)) return true // xxxxxxxx, 00000000
   if (DOC_EXAMPLES.has(v)) return true
+  if (/(.)\1{7,}/.test(v)) return true // xxxxxxxx, 00000000
   return false
 }
 
