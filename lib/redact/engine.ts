@@ -90,6 +90,13 @@ function tokenChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45 || c === 46 || c === 126
 }
 
+/** Whether `start` follows a JSON escape `\n`, `\r` or `\t` (a boundary, though its letter is alphanumeric). */
+function afterEscape(text: string, start: number): boolean {
+  if (start < 2 || text.charCodeAt(start - 2) !== 92) return false
+  const c = text.charCodeAt(start - 1)
+  return c === 110 || c === 114 || c === 116
+}
+
 function isAlnum(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
 }
@@ -271,10 +278,10 @@ export class Redactor {
         let start = m.indices?.groups?.s?.[0] ?? m.index
         if (rule.back) {
           start -= rule.back
-          if (start < 0 || !rule.backRe!.test(text.slice(start, start + rule.back)) || (start > 0 && isAlnum(text.charCodeAt(start - 1)))) continue
+          if (start < 0 || !rule.backRe!.test(text.slice(start, start + rule.back)) || (start > 0 && isAlnum(text.charCodeAt(start - 1)) && !afterEscape(text, start))) continue
           s = text.slice(start, start + rule.back) + s
         }
-        if (rule.lb && start > 0 && isAlnum(text.charCodeAt(start - 1)) && !(start > 1 && text.charCodeAt(start - 2) === 92 && /[nrt]/.test(text[start - 1]!))) continue
+        if (rule.lb && start > 0 && isAlnum(text.charCodeAt(start - 1)) && !afterEscape(text, start)) continue
         if (rule.entropy !== undefined && entropy(s) < rule.entropy) continue
         if (rule.check && !rule.check(s, m)) continue
         if (!rule.noPlaceholderCheck && isPlaceholder(s)) continue

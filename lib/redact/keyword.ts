@@ -58,11 +58,19 @@ export function nameStrength(name: string): number {
 
 const NUMBER = /^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i
 const VERSION = /^v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.\-]+)?$/
-const DOTTED_IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)+$/
+/** `config.apiKey`, `settings.DB_PASSWORD`, `Foo::BAR`: segments are words in camel case or constants (a random `u6oVRUHN.g2Xq` is not). */
+const SEGMENT = String.raw`(?:[A-Za-z_$][a-z_$]*(?:[A-Z][a-z_$]*)*[0-9]*|[A-Z][A-Z0-9_]*)`
+const DOTTED_IDENT = new RegExp(String.raw`^${SEGMENT}(?:(?:\.|::|->)${SEGMENT})+$`)
 const WORDY = /^[a-z]+(?:[._\- ][a-z]+)*$/
 const LETTERS = /^[A-Za-z]+$/
 const REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|env\.|ENV\[|self\.|this\.|config\.|settings\.|secrets\.|vars\.|var\.|local\.|data\.|module\.|args\.|params\.|props\.|req\.|request\.|ctx\.|options\.|opts\.)/
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
+/** A path: no segment looks random (base64 that starts with `/` is not a path). */
+function isPath(v: string): boolean {
+  for (const seg of v.split(/[\\/]/)) if (/[+=]/.test(seg) || (seg.length >= 16 && classes(seg) >= 3)) return false
+  return true
+}
 
 /** Whether `v` (with `strength` of its name) looks like a credential, not a setting or reference. */
 export function secretValue(v: string, strength: number, name: string): boolean {
@@ -72,7 +80,7 @@ export function secretValue(v: string, strength: number, name: string): boolean 
   if (/^[a-z0-9]{6}\.[a-z0-9]{16}$/.test(v)) return true // a Kubernetes bootstrap token
   if (/^pk[._](?:eyJ|live_|test_)/.test(v)) return false // publishable keys (Mapbox, Stripe) are public by design
   if (REFERENCE.test(v) || DOTTED_IDENT.test(v) || NUMBER.test(v) || VERSION.test(v) || DATE.test(v)) return false
-  if (/^[./~]|^[A-Za-z]:[\\/]/.test(v) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
+  if ((/^[./~]|^[A-Za-z]:[\\/]/.test(v) && isPath(v)) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
   if (WORDY.test(v)) return false
   if (/^(?:sha\d+|md5|h1|sha1)[:\-]/i.test(v)) return false // integrity hashes
   if (/^ssh-(?:rsa|ed25519|dss)|^ecdsa-sha2|^-----BEGIN (?!.*PRIVATE)/.test(v)) return false

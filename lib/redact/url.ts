@@ -53,7 +53,8 @@ function find(text: string): Array<[number, number, string]> {
     // Query and matrix parameters.
     const qStart = url.search(/[?;]/)
     if (qStart !== -1) {
-      const re = /[?&;]([A-Za-z0-9_.\-]{1,40})=([^&;#]*)/g
+      // `#` may be a fragment or part of an unencoded password: it stays in the value (redacting a fragment too is harmless).
+      const re = /[?&;]([A-Za-z0-9_.\-]{1,40})=([^&;]*)/g
       re.lastIndex = qStart
       let m: RegExpExecArray | null
       while ((m = re.exec(url)) !== null) {
