@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { BASE64_PEM } from './base64.js'
-import { KEYWORD } from './keyword.js'
+import { KEYWORD, KEYWORD_FORMS } from './keyword.js'
 import { entropy, isPlaceholder } from './placeholder.js'
 import { MAX_TOKEN, type Rule } from './rule.js'
 import { PROVIDER_RULES } from './rules/index.js'
@@ -85,6 +85,10 @@ function labelKey(kind: string, secret: string): string {
   return kind + '\u0000' + k
 }
 
+/** Characters of a token run (as a table, for the candidates loop). */
+const TOKEN_TABLE = new Uint8Array(128)
+for (let c = 0; c < 128; c++) TOKEN_TABLE[c] = tokenChar(c) ? 1 : 0
+
 /** Characters of a token run: base64, base64url, and `.~` (JWTs, Bearer tokens). */
 function tokenChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45 || c === 46 || c === 126
@@ -104,11 +108,16 @@ function isAlnum(c: number): boolean {
 export class Redactor {
   private readonly rules: Rule[]
   private readonly bigrams = new Uint16Array(128 * 128)
-  private readonly buckets: Array<Array<{ kw: string; rules: Rule[]; seen: number }>> = [[]]
+  private readonly buckets: Array<Array<{ kw: string; rules: Rule[]; seen: number; context?: boolean }>> = [[]]
+  /** Keyword context on (not `noGeneric`); its keyword occurrences in the current string, as start, length pairs. */
+  private readonly keywordContext: boolean
+  private readonly kwHits: number[] = []
   private bucketDone = new Uint32Array(1)
   private gen = 0
   /** Where each candidate rule's first keyword occurs in the current string: its regex starts a little before. */
   private readonly firstAt = new Map<Rule, number>()
+  /** Token runs over MAX_TOKEN long in the current string, as start, end pairs (set by candidates). */
+  private readonly runs: number[] = []
   private readonly single = new Map<string, Rule[]>()
   private readonly prio = new Map<Rule, number>()
   private readonly always: Rule[]
@@ -123,7 +132,6 @@ export class Redactor {
 
   constructor(opts: RedactOptions = {}) {
     const rules = [...BUILTIN]
-    if (!opts.noGeneric) rules.push(KEYWORD)
     if (opts.emails) rules.push(EMAIL)
     if (opts.rulesFile) rules.push(...parseRulesFile(opts.rulesFile))
     for (const r of opts.extraRules ?? []) rules.push(customRule(r.kind, r.pattern, r.flags))
@@ -167,6 +175,20 @@ export class Redactor {
         this.bigrams[key] = slot
       }
       this.buckets[slot]!.push({ kw, rules, seen: 0 })
+    }
+    // Keyword-context words go in the same table, reported at every occurrence (never marked seen).
+    this.keywordContext = !opts.noGeneric
+    if (this.keywordContext) {
+      for (const kw of KEYWORD_FORMS) {
+        const key = (kw.charCodeAt(0) << 7) | kw.charCodeAt(1)
+        let slot = this.bigrams[key]!
+        if (slot === 0) {
+          slot = this.buckets.length
+          this.buckets.push([])
+          this.bigrams[key] = slot
+        }
+        this.buckets[slot]!.push({ kw, rules: [], seen: 0, context: true })
+      }
     }
     this.bucketDone = new Uint32Array(this.buckets.length)
     this.allow = new Set(opts.allow ?? [])
@@ -226,14 +248,32 @@ export class Redactor {
     const gen = ++this.gen
     const done = this.bucketDone
     const n = text.length - 1
+    // Token runs longer than MAX_TOKEN are noted on the way (for hugeRuns), so no second pass is needed.
+    const runs = this.runs
+    runs.length = 0
+    const hits = this.kwHits
+    hits.length = 0
+    let runStart = -1
     let c0 = text.charCodeAt(0)
+    if (c0 < 128 && TOKEN_TABLE[c0] === 1) runStart = 0
     for (let i = 0; i < n; i++) {
       const c1 = text.charCodeAt(i + 1)
+      if (c1 < 128 && TOKEN_TABLE[c1] === 1) {
+        if (runStart < 0) runStart = i + 1
+      } else if (runStart >= 0) {
+        if (i + 1 - runStart > MAX_TOKEN) runs.push(runStart, i + 1)
+        runStart = -1
+      }
       if (c0 < 128 && c1 < 128) {
         const slot = table[(c0 << 7) | c1]!
         if (slot !== 0 && done[slot] !== gen) {
           let open = 0
           for (const e of this.buckets[slot]!) {
+            if (e.context) {
+              if (text.startsWith(e.kw, i)) hits.push(i, e.kw.length)
+              open++
+              continue
+            }
             if (e.seen === gen) continue
             if (text.startsWith(e.kw, i)) {
               e.seen = gen
@@ -241,11 +281,11 @@ export class Redactor {
             } else open++
           }
           if (open === 0) done[slot] = gen
-          if (out.size === this.rules.length) return out
         }
       }
       c0 = c1
     }
+    if (runStart >= 0 && text.length - runStart > MAX_TOKEN) runs.push(runStart, text.length)
     return out
   }
 
@@ -257,7 +297,7 @@ export class Redactor {
   redact(text: string, onFind?: (kind: string, label: string) => void): string {
     if (text.length < 8) return text
     const rules = this.candidates(text)
-    if (rules.size === 0 && !this.pathRe) return text
+    if (rules.size === 0 && this.kwHits.length === 0 && !this.pathRe) return text
     let spans: Span[] | null = null
     for (const rule of rules) {
       const prio = this.prio.get(rule) ?? 0
@@ -289,7 +329,11 @@ export class Redactor {
         ;(spans ??= []).push({ start, end: start + s.length, kind: rule.kind, prio })
       }
     }
-    if (text.length > MAX_TOKEN && rules.size > this.always.length) spans = this.hugeRuns(text, spans)
+    if (this.keywordContext && this.kwHits.length > 0) {
+      const prio = this.rules.length
+      for (const [start, end] of KEYWORD.findAt(text, this.kwHits)) if (!this.allowed(text.slice(start, end))) (spans ??= []).push({ start, end, kind: KEYWORD.kind, prio })
+    }
+    if (this.runs.length > 0 && rules.size > this.always.length) spans = this.hugeRuns(text, spans)
     let out = text
     if (spans) out = this.apply(text, spans, onFind)
     if (this.pathRe) out = this.hidePaths(out)
@@ -303,29 +347,11 @@ export class Redactor {
    * rule keyword is redacted whole as `oversized-token`.
    */
   private hugeRuns(text: string, spans: Span[] | null): Span[] | null {
-    // A run longer than 2·step holds a whole window [k, k+step] of some probe k = step·m:
-    // probing every step characters (and scanning on only where both ends are token characters) finds each such run.
-    const n = text.length
-    const step = MAX_TOKEN >> 1
-    let k = 0
-    while (k + step < n) {
-      if (tokenChar(text.charCodeAt(k)) && tokenChar(text.charCodeAt(k + step))) {
-        let j = k
-        while (j < k + step && tokenChar(text.charCodeAt(j))) j++
-        if (j === k + step) {
-          let i = k
-          while (i > 0 && tokenChar(text.charCodeAt(i - 1))) i--
-          let e = k + step
-          while (e < n && tokenChar(text.charCodeAt(e))) e++
-          if (e - i > MAX_TOKEN) {
-            const ctx = text.slice(Math.max(0, i - 24), i + 24)
-            if (this.candidates(ctx).size > this.always.length) (spans ??= []).push({ start: i, end: e, kind: 'oversized-token', prio: -1 })
-          }
-          k = e
-          continue
-        }
-      }
-      k += step
+    const runs = this.runs.slice()
+    for (let k = 0; k < runs.length; k += 2) {
+      const i = runs[k]!
+      const ctx = text.slice(Math.max(0, i - 24), i + 24)
+      if (this.candidates(ctx).size > this.always.length) (spans ??= []).push({ start: i, end: runs[k + 1]!, kind: 'oversized-token', prio: -1 })
     }
     return spans
   }

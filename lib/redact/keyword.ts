@@ -100,7 +100,7 @@ export function secretValue(v: string, strength: number, name: string): boolean 
 const ident = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46
 
 /** The keywords (lower case) a secret's name holds; `\b` ones must end the name there. */
-const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pwd', false], ['pw', true], ['secret', false], ['token', false], ['key', false], ['auth', false], ['credential', false], ['creds', false], ['dsn', false], ['sig', true], ['pat', true]]
+const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pw', false], ['secret', false], ['token', false], ['key', false], ['auth', false], ['cred', false], ['dsn', false], ['sig', true], ['pat', true]]
 
 /**
  * After a keyword: the rest of the identifier, a closing quote at any
@@ -111,7 +111,7 @@ const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pwd', false], ['p
  */
 const AFTER = new RegExp(
   String.raw`[a-z0-9_.\-]{0,40}(?<cq>\\*["'])?(?<op>[ \t]{0,4}(?::=|=>|==?|:|,)[ \t]{0,4}|[ \t]{1,4})(?<oq>\\*["'\x60]|\\*\(|b\\*["'])?(?<s>[^\s"'\x60\\,;<>(){}\[\]&|]{6,${MAX_TOKEN}})`,
-  'dy',
+  'dyi',
 )
 const strengthCache = new Map<string, number>()
 
@@ -124,17 +124,16 @@ function spaceAllowed(text: string, name: string): boolean {
 /**
  * `- name: DB_PASSWORD` then `value: …` (Kubernetes env, ECS task
  * definitions `{"name": "…", "value": "…"}`): the name is in another key.
- * Matched on the lower-case copy.
  */
 const NAME_VALUE = new RegExp(
   String.raw`name\\*["']?\s*:\s*\\*["']?(?<n>[a-z0-9_.\-]{2,80})\\*["']?\s*,?(?:\s|\\+[nrt])*(?:-\s*)?value\\*["']?\s*:\s*(?<oq>\\*["'])?(?<s>[^\s"'\x60\\,;<>(){}\[\]&|]{6,${MAX_TOKEN}})`,
-  'dg',
+  'dgi',
 )
 
-function findNameValue(text: string, hay: string, out: Array<[number, number]>): void {
+function findNameValue(text: string, out: Array<[number, number]>): void {
   NAME_VALUE.lastIndex = 0
   let m: RegExpExecArray | null
-  while ((m = NAME_VALUE.exec(hay)) !== null) {
+  while ((m = NAME_VALUE.exec(text)) !== null) {
     const [ns, ne] = m.indices!.groups!.n!
     const [vs, ve] = m.indices!.groups!.s!
     const name = text.slice(ns, ne)
@@ -146,38 +145,56 @@ function findNameValue(text: string, hay: string, out: Array<[number, number]>):
 
 const isLetter = (c: number): boolean => c >= 97 && c <= 122
 
-function find(text: string): Array<[number, number]> {
+/** Each keyword in lower, upper and capitalised form: the engine's prefilter table reports where they occur (`findAt`). */
+export const KEYWORD_FORMS: string[] = KEYWORDS.flatMap(([k]) => [k, k.toUpperCase(), k[0]!.toUpperCase() + k.slice(1)])
+const WORD_END = new Set(KEYWORDS.filter(([, w]) => w).map(([k]) => k))
+
+/** Keyword context at the given keyword occurrences (`hits`: start, length pairs, in text order or not). */
+function findAt(text: string, hits: number[]): Array<[number, number]> {
   const out: Array<[number, number]> = []
-  // Lower case keeps offsets for all but a few characters (`İ`); then the text is searched as it is, keywords in lower case only.
-  const lower = text.toLowerCase()
-  const hay = lower.length === text.length ? lower : text
-  for (const [kw, wordEnd] of KEYWORDS) {
-    let at = hay.indexOf(kw)
-    while (at !== -1) {
-      const next = at + kw.length
-      if (!(wordEnd && isLetter(hay.charCodeAt(next))) && mayAssign(hay, next)) {
-        const e = assignment(text, hay, at, next)
-        if (e) out.push(e)
-      }
-      at = hay.indexOf(kw, next)
-    }
+  for (let k = 0; k < hits.length; k += 2) {
+    const at = hits[k]!
+    const next = at + hits[k + 1]!
+    if (WORD_END.has(text.slice(at, next).toLowerCase()) && isLetter(text.charCodeAt(next) | 32)) continue
+    if (!mayAssign(text, at, next)) continue
+    const e = assignment(text, at, next)
+    if (e) out.push(e)
   }
-  if (hay.includes('value')) findNameValue(text, hay, out)
+  if (hits.length > 0 && text.includes('alue')) findNameValue(text, out)
   return out
 }
 
-/** Cheap test before the regex: after the rest of the identifier comes a quote, backslash, space or operator (most keyword hits in prose and code fail here). */
-function mayAssign(hay: string, i: number): boolean {
-  const end = Math.min(hay.length, i + 41)
-  let c = hay.charCodeAt(i)
-  while (i < end && ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46)) c = hay.charCodeAt(++i)
-  return c === 61 || c === 58 || c === 34 || c === 39 || c === 92 || c === 32 || c === 9 || c === 44
+/** Standalone form (all occurrences found here): for callers without the engine's table. */
+function find(text: string): Array<[number, number]> {
+  const hits: number[] = []
+  for (const kw of KEYWORD_FORMS) for (let at = text.indexOf(kw); at !== -1; at = text.indexOf(kw, at + kw.length)) hits.push(at, kw.length)
+  return findAt(text, hits)
+}
+
+/**
+ * Cheap test before the regex: after the rest of the identifier comes a
+ * quote, backslash or operator, or spaces then an operator, or spaces after a
+ * `--flag` or a `.netrc` word (most keyword hits in prose and code fail here).
+ */
+function mayAssign(text: string, at: number, i: number): boolean {
+  const end = Math.min(text.length, i + 41)
+  let c = text.charCodeAt(i)
+  while (i < end && ident(c)) c = text.charCodeAt(++i)
+  if (c === 61 || c === 58 || c === 34 || c === 39 || c === 92 || c === 44) return true
+  if (c !== 32 && c !== 9) return false
+  let j = i
+  while (j < text.length && j - i < 5 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++
+  const d = text.charCodeAt(j)
+  if (d === 61 || d === 58 || d === 44) return true
+  let b = at
+  while (b > 0 && at - b < 60 && ident(text.charCodeAt(b - 1))) b--
+  return text.charCodeAt(b) === 45 || /^(?:pass|login)/i.test(text.slice(b, i))
 }
 
 /** The value assigned to the identifier holding the keyword at `at`, when the name and the value both say secret. */
-function assignment(text: string, hay: string, at: number, from: number): [number, number] | null {
+function assignment(text: string, at: number, from: number): [number, number] | null {
   AFTER.lastIndex = from
-  const m = AFTER.exec(hay)
+  const m = AFTER.exec(text)
   if (!m) return null
   const g = m.groups!
   const vStart = m.indices!.groups!.s![0]
@@ -213,10 +230,11 @@ function assignment(text: string, hay: string, at: number, from: number): [numbe
   return [vStart, vStart + v.length]
 }
 
-/** No prefilter keywords: `find` searches its own (lower-case) keywords, cheaper than the engine's table for words this common. */
-export const KEYWORD: Rule = {
+/** Its keywords are not a prefilter: the engine's table collects their positions and calls `findAt`. */
+export const KEYWORD: Rule & { findAt: typeof findAt } = {
   kind: 'generic-secret',
   keywords: [],
+  findAt,
   re: /(?!)/g,
   find,
 }
