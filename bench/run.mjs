@@ -48,9 +48,12 @@ function measure(script, scriptArgs, opts = {}) {
     child.on('error', reject)
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9
-      const rssKiB = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) : undefined
+      const probe = existsSync(rssFile) ? readFileSync(rssFile, 'utf8').split(' ') : []
+      const rssKiB = probe[0] ? Number(probe[0]) : undefined
+      // CPU time of the measured process: on a machine shared with other jobs, MB per CPU-second is the steadier figure.
+      const cpuSeconds = probe[1] ? Number(probe[1]) / 1e6 : undefined
       rmSync(rssFile, { force: true })
-      resolve({ code, seconds, rssKiB, stderr, stdout })
+      resolve({ code, seconds, rssKiB, cpuSeconds, stderr, stdout })
     })
   })
 }
@@ -108,7 +111,10 @@ const b = {
       row.vsBaseline = row.mbs / base.mbs
       row.rssVsBaseline = row.rssKiB / base.rssKiB
     }
-    if (opts.note) row.note = opts.note
+    if (opts.bytes && r.cpuSeconds) row.cpuMbs = opts.bytes / 1e6 / r.cpuSeconds
+    row.cpuSeconds = r.cpuSeconds
+    const cpu = row.cpuMbs ? `${row.cpuMbs.toFixed(1)} MB per CPU-s` : ''
+    if (opts.note || cpu) row.note = [cpu, opts.note].filter(Boolean).join(' ')
     print(row)
     return { ...row, stdout: r.stdout, stderr: r.stderr }
   },

@@ -3,11 +3,14 @@
  * addresses) from every place they hide in a record stream. Its options are
  * `redactOptions` below.
  *
- * What is scanned: text, thinking text, tool_use `input` and `native_input`,
- * tool_result `content` and `structured`, unknown blocks, `x` extras,
- * session `title`/`cwd`/`git.remote`, boundary `summary`, end `title`, and
- * `native.raw` / `native.row` / `native.merged` of every record (JSON text:
- * secrets appear there with escapes; labels keep the JSON valid).
+ * What is scanned: every string of every record at any depth — text and
+ * thinking, tool inputs (and `native_input`), tool results (and
+ * `structured`), unknown blocks, file names, `x` extras, session title, cwd,
+ * `git` fields, model names, boundary summaries, end titles and warnings —
+ * except the fields that are structure (ids, kinds, timestamps, enums; image
+ * and file bytes), and `native.raw` / `native.row` / `native.merged` of every
+ * record (JSON text: secrets appear there with escapes; labels keep the JSON
+ * valid).
  *
  * Stream rules: a message whose modelled content changed loses `native` (its
  * bytes no longer match); a `native` record (no modelled content) keeps
@@ -22,11 +25,10 @@
  * findings and `report` at its end, and keeps the same report in `report`.
  */
 import type { Transform } from 'node:stream'
-import type { Block, FerryRecord, MessageRec, NativePass, SessionRec, StreamRec } from '../lib/model.js'
+import type { Block, FerryRecord, NativePass, StreamRec, ThinkingBlock } from '../lib/model.js'
 import { mapRecords } from '../lib/pipeline.js'
 import { Redactor } from '../lib/redact/engine.js'
 import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
-import { mapStrings } from './util.js'
 
 export const redactOptions = defineOptions({
   paths: { type: 'boolean', default: false, describe: 'Home directories → `~`, the user name → `user`' },
@@ -34,17 +36,26 @@ export const redactOptions = defineOptions({
   rulesFile: { type: 'string', flag: 'rules', describe: 'File of extra rules, one `kind regex` per line (`#` comments)' },
   allow: { type: 'list', describe: 'Values never redacted (exact strings)' },
   check: { type: 'boolean', default: false, describe: 'Write no records, only find; the CLI exits 1 when anything would be redacted' },
-  report: { type: 'boolean', default: false, describe: 'Report each record with findings (kinds and counts, never the secret); the CLI prints it to stderr' },
+  report: { type: 'boolean', default: false, describe: 'Report each record with findings (field path, kind and label, never the secret); the CLI prints it to stderr' },
 })
 
 /** `redactor` shares one engine (and so one label numbering) across streams; it is not a CLI option. */
 export type RedactTransformOptions = OptionsOf<typeof redactOptions> & { redactor?: Redactor }
 
-/** Kinds found in one record (never the secret). */
+/** One replacement: where (a field path such as `blocks[1].input.command` or `native.raw`), what kind, which label — never the value. */
+export interface RedactField {
+  path: string
+  kind: string
+  label: string
+}
+
+/** Kinds found in one record (never the secret), and with `report` the fields. */
 export interface RedactFinding {
   sid: string
   id: string
   kinds: Record<string, number>
+  /** With `report`: each replacement (at most 1,000 per record). */
+  fields?: RedactField[]
 }
 
 /** What a redact stream found: totals per kind, and with `report` the records (at most 100,000). */
@@ -65,114 +76,90 @@ function markTitle(title: string | undefined): string {
 }
 
 const MAX_LISTED = 100_000
+const MAX_FIELDS = 1_000
+
+/** Record fields that are structure, not content: ids, kinds, timestamps, enums. Every other field, at any depth, is scanned. */
+const RECORD_STRUCTURE = new Set(['kind', 'sid', 'id', 'seq', 'ferry', 'role', 'ts', 'parent', 'native', 'native_type', 'created_at', 'updated_at', 'stop_reason', 'context', 'context_kind', 'redacted', 'branch', 'usage', 'counts', 'type', 'trigger', 'complete', 'context_window', 'title_source', 'pre_tokens', 'replaces_history', 'api_message_id', 'turn'])
+/** Block fields that are structure; `data` of images and files is bytes (base64), not text. */
+const BLOCK_STRUCTURE = new Set(['type', 'id', 'tool_use_id', 'mime', 'signature', 'encrypted', 'is_error', 'exit_code', 'redacted', 'data', 'provider', 'truncated'])
 
 export function redact(options: RedactTransformOptions = {}): RedactStream {
   const opts = resolveOptions('redact', redactOptions, options)
   const engine = opts.redactor ?? new Redactor(opts)
   const report: RedactReport = { redacted: {}, records: [] }
   let found: Record<string, number> | null = null
-  const note = (kind: string): void => {
+  let fields: RedactField[] | null = null
+  let path = ''
+  const note = (kind: string, label: string): void => {
     found ??= {}
     found[kind] = (found[kind] ?? 0) + 1
     report.redacted[kind] = (report.redacted[kind] ?? 0) + 1
-  }
-  const red = (s: string): string => engine.redact(s, note)
-  const deep = <T>(v: T): T => mapStrings(v, red) as T
-
-  function block(b: Block): Block {
-    switch (b.type) {
-      case 'text': {
-        const t = red(b.text)
-        return t === b.text ? b : { ...b, text: t }
-      }
-      case 'thinking': {
-        const t = red(b.text)
-        if (t === b.text) return b
-        const { signature: _s, encrypted: _e, ...rest } = b
-        return { ...rest, text: t }
-      }
-      case 'tool_use': {
-        const input = deep(b.input)
-        const ni = b.native_input === undefined ? undefined : deep(b.native_input)
-        if (input === b.input && ni === b.native_input) return b
-        return { ...b, input, ...(ni === undefined ? {} : { native_input: ni }) }
-      }
-      case 'tool_result': {
-        const content = deep(b.content)
-        const structured = b.structured === undefined ? undefined : deep(b.structured)
-        if (content === b.content && structured === b.structured) return b
-        return { ...b, content, ...(structured === undefined ? {} : { structured }) }
-      }
-      case 'unknown': {
-        const value = deep(b.value)
-        return value === b.value ? b : { ...b, value }
-      }
-      default:
-        return b
+    if (opts.report) {
+      fields ??= []
+      if (fields.length < MAX_FIELDS) fields.push({ path, kind, label })
     }
+  }
+  const red = (s: string, at: string): string => {
+    path = at
+    return engine.redact(s, note)
+  }
+
+  /** Maps every string inside a JSON value, keeping references when nothing changed; `at` is the value's path. */
+  function deep(v: unknown, at: string): unknown {
+    if (typeof v === 'string') return red(v, at)
+    if (Array.isArray(v)) {
+      let out: unknown[] | null = null
+      for (let i = 0; i < v.length; i++) {
+        const n = deep(v[i], `${at}[${i}]`)
+        if (n !== v[i]) (out ??= v.slice())[i] = n
+      }
+      return out ?? v
+    }
+    if (v && typeof v === 'object') {
+      let out: Record<string, unknown> | null = null
+      for (const [k, val] of Object.entries(v)) {
+        const n = deep(val, at ? `${at}.${k}` : k)
+        if (n !== val) (out ??= { ...(v as Record<string, unknown>) })[k] = n
+      }
+      return out ?? v
+    }
+    return v
+  }
+
+  /** An object's fields but `skip`, each scanned under `at`. */
+  function fieldsOf<T extends object>(o: T, skip: Set<string>, at: string): T {
+    let out: Record<string, unknown> | null = null
+    for (const [k, val] of Object.entries(o)) {
+      if (skip.has(k) || val === undefined) continue
+      const n = k === 'blocks' && Array.isArray(val) ? blocksOf(val as Block[], at) : deep(val, at ? `${at}.${k}` : k)
+      if (n !== val) (out ??= { ...(o as Record<string, unknown>) })[k] = n
+    }
+    return (out as T | null) ?? o
+  }
+
+  function blocksOf(blocks: Block[], at: string): Block[] {
+    let out: Block[] | null = null
+    blocks.forEach((b, i) => {
+      let n = fieldsOf(b, BLOCK_STRUCTURE, `${at ? at + '.' : ''}blocks[${i}]`)
+      // Changed thinking text invalidates the provider's signature over it.
+      if (n !== b && n.type === 'thinking' && n.text !== (b as ThinkingBlock).text) {
+        const { signature: _s, encrypted: _e, ...rest } = n
+        n = rest
+      }
+      if (n !== b) (out ??= blocks.slice())[i] = n
+    })
+    return out ?? blocks
   }
 
   function nativeOf(n: NativePass): NativePass {
-    const raw = n.raw === undefined ? undefined : red(n.raw)
-    const row = n.row === undefined ? undefined : deep(n.row)
-    const merged = n.merged === undefined ? undefined : deep(n.merged)
-    if (raw === n.raw && row === n.row && merged === n.merged) return n
-    return { ...n, ...(raw === undefined ? {} : { raw }), ...(row === undefined ? {} : { row }), ...(merged === undefined ? {} : { merged }) }
+    return deep(n, 'native') as NativePass
   }
 
   function one(rec: Exclude<FerryRecord, StreamRec>): Exclude<FerryRecord, StreamRec> {
-    let out: Exclude<FerryRecord, StreamRec> = rec
-    let changed = false
-    const x = rec.x === undefined ? undefined : deep(rec.x)
-    if (x !== rec.x) {
-      out = { ...out, x } as typeof out
-      changed = true
-    }
-    switch (rec.kind) {
-      case 'session': {
-        const s = out as SessionRec
-        const title = s.title === undefined ? undefined : red(s.title)
-        const cwd = s.cwd === undefined ? undefined : red(s.cwd)
-        const remote = s.git?.remote === undefined ? undefined : red(s.git.remote)
-        const next: SessionRec = { ...s, redacted: true, title: markTitle(title) }
-        if (title !== s.title) changed = true
-        if (cwd !== s.cwd) (next.cwd = cwd), (changed = true)
-        if (remote !== s.git?.remote) (next.git = { ...s.git, remote }), (changed = true)
-        out = next
-        break
-      }
-      case 'message': {
-        const m = out as MessageRec
-        let blocks: Block[] | null = null
-        m.blocks.forEach((b, i) => {
-          const n = block(b)
-          if (n !== b) {
-            blocks ??= m.blocks.slice()
-            blocks[i] = n
-          }
-        })
-        if (blocks) {
-          out = { ...m, blocks }
-          changed = true
-        }
-        break
-      }
-      case 'boundary': {
-        if (out.kind === 'boundary' && out.summary !== undefined) {
-          const s = red(out.summary)
-          if (s !== out.summary) (out = { ...out, summary: s }), (changed = true)
-        }
-        break
-      }
-      case 'end': {
-        if (out.kind === 'end' && out.title !== undefined) {
-          const t = red(out.title)
-          if (t !== out.title) changed = true
-          out = { ...out, title: markTitle(t) }
-        }
-        break
-      }
-    }
+    let out = fieldsOf(rec, RECORD_STRUCTURE, '')
+    const changed = out !== rec
+    if (out.kind === 'session') out = { ...out, redacted: true, title: markTitle(out.title) }
+    else if (out.kind === 'end' && out.title !== undefined) out = { ...out, title: markTitle(out.title) }
     if (out.native) {
       if (changed && rec.kind !== 'native') {
         const { native: _n, ...rest } = out
@@ -189,9 +176,10 @@ export function redact(options: RedactTransformOptions = {}): RedactStream {
     (rec) => {
       if (rec.kind === 'stream') return opts.check ? null : rec
       found = null
+      fields = null
       const out = one(rec)
       if (found) {
-        const f: RedactFinding = { sid: rec.sid, id: rec.id, kinds: found }
+        const f: RedactFinding = { sid: rec.sid, id: rec.id, kinds: found, ...(fields ? { fields } : {}) }
         if (opts.report && report.records.length < MAX_LISTED) report.records.push(f)
         stream.emit('finding', f)
       }

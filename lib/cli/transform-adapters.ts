@@ -42,7 +42,10 @@ function printReport(report: RedactReport, json: boolean): void {
     process.stderr.write(JSON.stringify(report) + '\n')
     return
   }
-  for (const f of report.records) process.stderr.write(`redact: ${f.id}: ${kinds(f.kinds)}\n`)
+  for (const f of report.records) {
+    process.stderr.write(`redact: ${f.id}: ${kinds(f.kinds)}\n`)
+    for (const x of f.fields ?? []) process.stderr.write(`redact:   ${x.path} ${x.label}\n`)
+  }
   process.stderr.write(Object.keys(report.redacted).length ? `redact: ${kinds(report.redacted)}\n` : 'redact: nothing found\n')
 }
 
@@ -57,17 +60,18 @@ const redactAdapter: TransformAdapter = {
   }),
   commandOptions: defineOptions({
     text: { type: 'boolean', default: false, describe: 'Redact plain text from stdin instead of a record stream; every byte outside a secret is unchanged' },
+    json: { type: 'boolean', default: false, describe: 'With `--report` or `--check`: the report as one JSON line on stderr (as `--report-json`)' },
   }),
   examples: [
     ['ferry cat codex:019a3c1e | ferry redact | ferry write --to claude-code', 'share a session without its secrets'],
     ['ferry redact --text < error.log', 'redact any text'],
     ['ferry cat claude-code:0b9e6c1a | ferry redact --check', 'pre-share hook: exit 1 when something would be redacted'],
   ],
-  adjust: (opts, cli) => (cli.reportJson === true ? { ...opts, report: true } : opts),
+  adjust: (opts, cli) => (cli.reportJson === true || cli.json === true ? { ...opts, report: true } : opts),
   attach(stage, cli) {
     if (cli.report !== true && cli.reportJson !== true && cli.check !== true) return
     stage.once('report', (report: RedactReport) => {
-      printReport(report, cli.reportJson === true)
+      printReport(report, cli.reportJson === true || cli.json === true)
       checkExit(cli, report.redacted)
     })
   },
@@ -84,7 +88,7 @@ const redactAdapter: TransformAdapter = {
       ...(Array.isArray(cli.allow) ? { allow: cli.allow as string[] } : {}),
     })
     if (cli.check !== true) process.stdout.write(Buffer.from(text, 'latin1'))
-    if (cli.report === true || cli.reportJson === true || cli.check === true) printReport({ redacted: found, records: [] as RedactFinding[] }, cli.reportJson === true)
+    if (cli.report === true || cli.reportJson === true || cli.check === true) printReport({ redacted: found, records: [] as RedactFinding[] }, cli.reportJson === true || cli.json === true)
     checkExit(cli, found)
     return true
   },

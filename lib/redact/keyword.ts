@@ -1,0 +1,240 @@
+/**
+ * Keyword context: a value is a secret because of the name next to it
+ * (`DB_PASSWORD=…`, `"client_secret": "…"`, `const apiKey = '…'`,
+ * `- name: DD_APP_KEY\n  value: …`, `--token …`, `.netrc` `password …`), in
+ * any quoting and at any JSON escaping depth (`\"`, `\\\"`…).
+ *
+ * The regex only finds a keyword followed by an assignment and a value; the
+ * decision is made in code: the whole identifier is taken, split into words
+ * (snake, kebab, camel case) and judged — the last word must name a secret
+ * (`password`, `secret`, `token`, `auth`, a qualified `key` such as
+ * `api_key`/`app_key`/`account_key`, or any `*_KEY` env variable), and no word
+ * may say it is something else (`max_tokens`, `key_id`, `token_type`,
+ * `public_key`, `secret_name`, `password_min_length`) — then the value is
+ * judged: not a placeholder, reference, identifier, path, URL, number or
+ * word, and random enough.
+ */
+import type { Rule } from './rule.js'
+import { MAX_TOKEN } from './rule.js'
+import { decodesToUserPass } from './base64.js'
+import { classes, entropy, isPlaceholder } from './placeholder.js'
+
+/** Last words that name a secret on their own. */
+const STRONG = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'creds', 'auth', 'authtoken', 'accesstoken', 'dsn', 'sig', 'pat', 'privatekey', 'secretkey', 'accesskey', 'apitoken', 'authkey', 'pw', 'pword'])
+/** Words before `key` that make it a secret key. */
+const KEY_QUALIFIER = new Set(['api', 'app', 'application', 'access', 'secret', 'private', 'auth', 'account', 'client', 'master', 'signing', 'encryption', 'encrypt', 'license', 'licence', 'service', 'admin', 'write', 'deploy', 'ingest', 'ingestion', 'sdk', 'server', 'webhook', 'subscription', 'shared', 'storage', 'session', 'consumer', 'partner', 'integration', 'root', 'hmac', 'cipher', 'crypto', 'aes', 'jwt', 'x', 'live', 'prod', 'production', 'mgmt', 'management', 'rest', 'developer', 'dev', 'search', 'maps', 'merchant', 'sendgrid', 'stripe', 'mailgun', 'openai', 'anthropic', 'dd', 'datadog', 'algolia', 'cf', 'cloudflare', 'heroku', 'twilio', 'segment', 'posthog', 'amplitude', 'mixpanel', 'pusher', 'firebase', 'supabase', 'personal', 'org', 'organization', 'team', 'bot', 'agent', 'node', 'instance', 'cluster', 'project', 'workspace', 'tenant', 'site', 'platform', 'global'])
+/** Words that say the value is not the secret itself. */
+const NOT_SECRET = new Set(['public', 'pub', 'publishable', 'id', 'ids', 'name', 'names', 'type', 'types', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'url', 'uri', 'endpoint', 'host', 'count', 'counts', 'limit', 'limits', 'max', 'min', 'length', 'len', 'size', 'usage', 'used', 'expires', 'expiry', 'expiration', 'ttl', 'lifetime', 'header', 'prefix', 'suffix', 'policy', 'hash', 'hashed', 'digest', 'format', 'field', 'column', 'mode', 'strength', 'rotation', 'version', 'enabled', 'required', 'hint', 'label', 'ref', 'arn', 'env', 'var', 'input', 'output', 'cache', 'window', 'tokenizer', 'tokenizers', 'placeholder', 'example', 'sample', 'primary', 'foreign', 'sort', 'partition', 'index', 'location', 'scope', 'scopes', 'budget', 'cost', 'rate', 'timeout', 'retries', 'reset', 'length', 'regex', 'pattern', 'validator', 'validation', 'field', 'bucket', 'fingerprint', 'algorithm', 'alg', 'kid', 'issuer', 'audience', 'event', 'events', 'user', ])
+/** Trailing words that still describe the named value (`SECRET_VALUE`, `client_key_data`). */
+const TRAILING = new Set(['base', 'value', 'data', 'b64', 'base64', 'str', 'string', 'raw', 'enc', 'encoded', 'plain', 'plaintext', 'text', 'literal'])
+
+/** Splits an identifier into lower-case words: `DD_APP_KEY`, `ddAppKey`, `dd-app-key`, `X-Api-Key` → dd app key. */
+export function words(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+}
+
+/** How strongly a name says "secret": 0 not, 1 a `*_KEY` env variable (needs a random value), 2 yes. */
+export function nameStrength(name: string): number {
+  const w = words(name)
+  while (w.length > 1 && TRAILING.has(w[w.length - 1]!)) w.pop()
+  if (w.length === 0) return 0
+  const last = w[w.length - 1]!
+  const prev = w.length > 1 ? w[w.length - 2]! : ''
+  let s = 0
+  if (STRONG.has(last)) s = 2
+  else if ((last === 'key' || last === 'keys') && KEY_QUALIFIER.has(prev)) s = 2
+  else if ((last === 'key' || last === 'tokens') && w.length >= 2 && /^[A-Z0-9_]+$/.test(name)) s = 1
+  else if (last.endsWith('password') || last.endsWith('secret') || last.endsWith('token') || last.endsWith('apikey')) s = 2
+  else return 0
+  for (let i = 0; i < w.length - 1; i++) if (NOT_SECRET.has(w[i]!)) return 0
+  if (last === 'tokens' || last === 'keys') return w.some((x) => x === 'max' || x === 'input' || x === 'output') ? 0 : 1
+  return s
+}
+
+const NUMBER = /^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i
+const VERSION = /^v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.\-]+)?$/
+/** `config.apiKey`, `settings.DB_PASSWORD`, `Foo::BAR`: segments are words in camel case or constants (a random `u6oVRUHN.g2Xq` is not). */
+const SEGMENT = String.raw`(?:[A-Za-z_$][a-z_$]*(?:[A-Z][a-z_$]*)*[0-9]*|[A-Z][A-Z0-9_]*)`
+const DOTTED_IDENT = new RegExp(String.raw`^${SEGMENT}(?:(?:\.|::|->)${SEGMENT})+$`)
+const WORDY = /^[a-z]+(?:[._\- ][a-z]+)*$/
+const LETTERS = /^[A-Za-z]+$/
+const REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|env\.|ENV\[|self\.|this\.|config\.|settings\.|secrets\.|vars\.|var\.|local\.|data\.|module\.|args\.|params\.|props\.|req\.|request\.|ctx\.|options\.|opts\.)/
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
+/** A path: no segment looks random (base64 that starts with `/` is not a path). */
+function isPath(v: string): boolean {
+  for (const seg of v.split(/[\\/]/)) if (/[+=]/.test(seg) || (seg.length >= 16 && classes(seg) >= 3)) return false
+  return true
+}
+
+/** Whether `v` (with `strength` of its name) looks like a credential, not a setting or reference. */
+export function secretValue(v: string, strength: number, name: string): boolean {
+  const n = v.length
+  if (n < 6) return false
+  if (isPlaceholder(v)) return false
+  if (/^[a-z0-9]{6}\.[a-z0-9]{16}$/.test(v)) return true // a Kubernetes bootstrap token
+  if (/^pk[._](?:eyJ|live_|test_)/.test(v)) return false // publishable keys (Mapbox, Stripe) are public by design
+  if (REFERENCE.test(v) || DOTTED_IDENT.test(v) || NUMBER.test(v) || VERSION.test(v) || DATE.test(v)) return false
+  if ((/^[./~]|^[A-Za-z]:[\\/]/.test(v) && isPath(v)) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
+  if (WORDY.test(v)) return false
+  if (/^(?:sha\d+|md5|h1|sha1)[:\-]/i.test(v)) return false // integrity hashes
+  if (/^ssh-(?:rsa|ed25519|dss)|^ecdsa-sha2|^-----BEGIN (?!.*PRIVATE)/.test(v)) return false
+  const e = entropy(v)
+  const isPassword = /pass|pwd|pw$|pword/i.test(name)
+  if (LETTERS.test(v)) {
+    // Letters only: an identifier (`getApiKey`, `Bearer`) unless long and random.
+    if (!(n >= 20 && e >= 3.8)) return false
+  }
+  if (strength >= 2) {
+    if (isPassword) return n >= 6 && e >= 2.3 && classes(v) >= 2
+    return n >= 8 && e >= 3 && classes(v) >= 2
+  }
+  return n >= 16 && e >= 3.5 && classes(v) >= 2
+}
+
+const ident = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46
+
+/** The keywords (lower case) a secret's name holds; `\b` ones must end the name there. */
+const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pw', false], ['secret', false], ['token', false], ['key', false], ['auth', false], ['cred', false], ['dsn', false], ['sig', true], ['pat', true]]
+
+/**
+ * After a keyword: the rest of the identifier, a closing quote at any
+ * escaping depth, the operator (`=`, `:`, `:=`, `=>`, `,` between quoted name
+ * and value, or spaces — then judged in code), an opening quote, the value.
+ * Run sticky at each keyword occurrence (found with indexOf on a lower-case
+ * copy, much faster than one alternation over the text).
+ */
+const AFTER = new RegExp(
+  String.raw`[a-z0-9_.\-]{0,40}(?<cq>\\*["'])?(?<op>[ \t]{0,4}(?::=|=>|==?|:|,)[ \t]{0,4}|[ \t]{1,4})(?<oq>\\*["'\x60]|\\*\(|b\\*["'])?(?<s>[^\s"'\x60\\,;<>(){}\[\]&|]{6,${MAX_TOKEN}})`,
+  'dyi',
+)
+const strengthCache = new Map<string, number>()
+
+/** In `.netrc` a space separates name and value (CLI flags, `--token VALUE`, are told by their dashes). */
+function spaceAllowed(text: string, name: string): boolean {
+  if (/^(?:password|passwd|login)$/i.test(name) && /(?:^|\s|\\n)machine\s/.test(text)) return true
+  return false
+}
+
+/**
+ * `- name: DB_PASSWORD` then `value: …` (Kubernetes env, ECS task
+ * definitions `{"name": "…", "value": "…"}`): the name is in another key.
+ */
+const NAME_VALUE = new RegExp(
+  String.raw`name\\*["']?\s*:\s*\\*["']?(?<n>[a-z0-9_.\-]{2,80})\\*["']?\s*,?(?:\s|\\+[nrt])*(?:-\s*)?value\\*["']?\s*:\s*(?<oq>\\*["'])?(?<s>[^\s"'\x60\\,;<>(){}\[\]&|]{6,${MAX_TOKEN}})`,
+  'dgi',
+)
+
+function findNameValue(text: string, out: Array<[number, number]>): void {
+  NAME_VALUE.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = NAME_VALUE.exec(text)) !== null) {
+    const [ns, ne] = m.indices!.groups!.n!
+    const [vs, ve] = m.indices!.groups!.s!
+    const name = text.slice(ns, ne)
+    const v = text.slice(vs, ve)
+    const strength = nameStrength(name)
+    if (strength > 0 && secretValue(v, strength, name)) out.push([vs, ve])
+  }
+}
+
+const isLetter = (c: number): boolean => c >= 97 && c <= 122
+
+/** Each keyword in lower, upper and capitalised form: the engine's prefilter table reports where they occur (`findAt`). */
+export const KEYWORD_FORMS: string[] = KEYWORDS.flatMap(([k]) => [k, k.toUpperCase(), k[0]!.toUpperCase() + k.slice(1)])
+const WORD_END = new Set(KEYWORDS.filter(([, w]) => w).map(([k]) => k))
+
+/** Keyword context at the given keyword occurrences (`hits`: start, length pairs, in text order or not). */
+function findAt(text: string, hits: number[]): Array<[number, number]> {
+  const out: Array<[number, number]> = []
+  for (let k = 0; k < hits.length; k += 2) {
+    const at = hits[k]!
+    const next = at + hits[k + 1]!
+    if (WORD_END.has(text.slice(at, next).toLowerCase()) && isLetter(text.charCodeAt(next) | 32)) continue
+    if (!mayAssign(text, at, next)) continue
+    const e = assignment(text, at, next)
+    if (e) out.push(e)
+  }
+  if (hits.length > 0 && text.includes('alue')) findNameValue(text, out)
+  return out
+}
+
+/** Standalone form (all occurrences found here): for callers without the engine's table. */
+function find(text: string): Array<[number, number]> {
+  const hits: number[] = []
+  for (const kw of KEYWORD_FORMS) for (let at = text.indexOf(kw); at !== -1; at = text.indexOf(kw, at + kw.length)) hits.push(at, kw.length)
+  return findAt(text, hits)
+}
+
+/**
+ * Cheap test before the regex: after the rest of the identifier comes a
+ * quote, backslash or operator, or spaces then an operator, or spaces after a
+ * `--flag` or a `.netrc` word (most keyword hits in prose and code fail here).
+ */
+function mayAssign(text: string, at: number, i: number): boolean {
+  const end = Math.min(text.length, i + 41)
+  let c = text.charCodeAt(i)
+  while (i < end && ident(c)) c = text.charCodeAt(++i)
+  if (c === 61 || c === 58 || c === 34 || c === 39 || c === 92 || c === 44) return true
+  if (c !== 32 && c !== 9) return false
+  let j = i
+  while (j < text.length && j - i < 5 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++
+  const d = text.charCodeAt(j)
+  if (d === 61 || d === 58 || d === 44) return true
+  let b = at
+  while (b > 0 && at - b < 60 && ident(text.charCodeAt(b - 1))) b--
+  return text.charCodeAt(b) === 45 || /^(?:pass|login)/i.test(text.slice(b, i))
+}
+
+/** The value assigned to the identifier holding the keyword at `at`, when the name and the value both say secret. */
+function assignment(text: string, at: number, from: number): [number, number] | null {
+  AFTER.lastIndex = from
+  const m = AFTER.exec(text)
+  if (!m) return null
+  const g = m.groups!
+  const vStart = m.indices!.groups!.s![0]
+  let v = text.slice(vStart, vStart + g.s!.length)
+  // The whole identifier the keyword sits in.
+  let b = at
+  while (b > 0 && at - b < 60 && ident(text.charCodeAt(b - 1))) b--
+  // A name that starts right after a JSON escape (`\nDB_PASSWORD=`) starts after the escape's letter.
+  if (b >= 1 && text.charCodeAt(b - 1) === 92 && /[nrt]/.test(text[b]!) && b < at) b++
+  const nameEnd = m.index + m[0].length - (g.s!.length + (g.oq?.length ?? 0) + g.op!.length + (g.cq?.length ?? 0))
+  let name = text.slice(b, nameEnd)
+  const flag = name.startsWith('-')
+  if (flag) name = name.replace(/^-+/, '')
+  const op = g.op!.trim()
+  if (op === '' && !flag && !spaceAllowed(text, name)) return null
+  if (op === ',' && !(g.cq && g.oq)) return null
+  if (op === '==') return null
+  // A function call (`getToken(`) or a member of a longer expression is code, not a value.
+  const after = text.charCodeAt(vStart + v.length)
+  if (after === 40 || (!g.oq && after === 46)) return null
+  if (g.oq && g.oq.endsWith('(')) return null
+  let strength = strengthCache.get(name)
+  if (strength === undefined) {
+    strength = nameStrength(name)
+    if (strengthCache.size < 10_000) strengthCache.set(name, strength)
+  }
+  if (strength === 0) return null
+  // Trailing punctuation of prose or code is not part of the value.
+  const trimmed = v.replace(/[.:!?]+$/, '')
+  if (trimmed.length < v.length) v = trimmed
+  const userPass = words(name).pop() === 'auth' && decodesToUserPass(v)
+  if (!userPass && !secretValue(v, strength, name)) return null
+  return [vStart, vStart + v.length]
+}
+
+/** Its keywords are not a prefilter: the engine's table collects their positions and calls `findAt`. */
+export const KEYWORD: Rule & { findAt: typeof findAt } = {
+  kind: 'generic-secret',
+  keywords: [],
+  findAt,
+  re: /(?!)/g,
+  find,
+}
