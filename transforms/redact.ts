@@ -79,7 +79,7 @@ const MAX_LISTED = 100_000
 const MAX_FIELDS = 1_000
 
 /** Record fields that are structure, not content: ids, kinds, timestamps, enums. Every other field, at any depth, is scanned. */
-const RECORD_STRUCTURE = new Set(['kind', 'sid', 'id', 'seq', 'ferry', 'role', 'ts', 'parent', 'native', 'native_type', 'created_at', 'updated_at', 'stop_reason', 'context', 'context_kind', 'redacted', 'branch', 'usage', 'counts', 'type', 'trigger', 'complete', 'context_window', 'title_source', 'pre_tokens', 'replaces_history', 'api_message_id', 'turn'])
+const RECORD_STRUCTURE = new Set(['kind', 'sid', 'id', 'seq', 'role', 'ts', 'parent', 'native', 'native_type', 'created_at', 'updated_at', 'stop_reason', 'context', 'context_kind', 'redacted', 'branch', 'usage', 'counts', 'type', 'trigger', 'complete', 'context_window', 'title_source', 'pre_tokens', 'replaces_history', 'api_message_id', 'turn'])
 /** Block fields that are structure; `data` of images and files is bytes (base64), not text. */
 const BLOCK_STRUCTURE = new Set(['type', 'id', 'tool_use_id', 'mime', 'signature', 'encrypted', 'is_error', 'exit_code', 'redacted', 'data', 'provider', 'truncated'])
 
