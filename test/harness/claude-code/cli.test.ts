@@ -32,6 +32,7 @@ t.test('ferry write --to claude-code --thinking drop', async (t) => {
     { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'codex', locator: {} }, native_id: 'x1', cwd: '/w' },
     { kind: 'message', sid, id: `${sid}:1`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
     { kind: 'message', sid, id: `${sid}:2`, role: 'assistant', ts: null, blocks: [{ type: 'thinking', text: 'SECRET-REASONING' }, { type: 'text', text: 'hello' }] },
+    { kind: 'end', sid, id: `${sid}:end`, complete: true },
   ].map((r) => JSON.stringify(r)).join('\n') + '\n'
   const out = tempDir(t)
   const w = await ferry(['write', '--to', 'claude-code', '--out', out, '--thinking', 'drop', '--json'], { input })

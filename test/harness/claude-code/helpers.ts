@@ -10,7 +10,7 @@ import { Diagnostics } from '../../../lib/diagnostics.js'
 import type { FerryRecord } from '../../../lib/model.js'
 import type { WrittenSession } from '../../../lib/harness/types.js'
 import { claudeCode } from '../../../lib/harness/claude-code/index.js'
-import { FIXTURES, tempDir } from '../../helpers.js'
+import { complete, FIXTURES, tempDir } from '../../helpers.js'
 
 export const FIXTURE_HOME = join(FIXTURES, 'claude-code', 'home')
 export const PROJECT = join(FIXTURE_HOME, '.claude', 'projects', '-home-dev-demo-app')
@@ -63,7 +63,7 @@ export async function writeAll(ctx: StoreContext, records: FerryRecord[], opts: 
   const sink = claudeCode.sink!(ctx, opts)
   const written: WrittenSession[] = []
   sink.on('written', (w: WrittenSession) => written.push(w))
-  await pipeline(Readable.from(records, { objectMode: true }), sink)
+  await pipeline(Readable.from(complete(records), { objectMode: true }), sink)
   return written
 }
 

@@ -10,7 +10,7 @@ import { FerryError } from '../../../lib/errors.js'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
 import { opencode } from '../../../lib/harness/opencode/index.js'
 import { openCodeSink } from '../../../lib/harness/opencode/sink.js'
-import { ferry, tempDir } from '../../helpers.js'
+import { complete, ferry, tempDir } from '../../helpers.js'
 // @ts-ignore plain JS fixture builder
 import { createDb, insertDocument, idMaker } from '../../../fixtures/opencode/opencode-db.mjs'
 // @ts-ignore
@@ -81,6 +81,6 @@ t.test('writing: a tool result without its call is an orphan-result warning from
     msg('2', 'assistant', [{ type: 'text', text: 'hello' }]),
     msg('3', 'user', [{ type: 'tool_result', tool_use_id: 'call_nowhere', content: 'x' }]),
   ]
-  await pipeline(Readable.from(recs), openCodeSink(ctx, { out: join(tempDir(t, 'ferry-oc-out-'), 'o.json') }))
+  await pipeline(Readable.from(complete(recs)), openCodeSink(ctx, { out: join(tempDir(t, 'ferry-oc-out-'), 'o.json') }))
   t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'orphan-result', source: 'opencode' }])
 })

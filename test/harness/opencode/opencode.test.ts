@@ -14,7 +14,7 @@ import { openCodeSink } from '../../../lib/harness/opencode/sink.js'
 import { documentProblems } from '../../../lib/harness/opencode/document.js'
 import { ID_SHAPE } from '../../../lib/harness/opencode/ids.js'
 import type { SessionInfo, WrittenSession } from '../../../lib/harness/types.js'
-import { FIXTURES, tempDir } from '../../helpers.js'
+import { complete, FIXTURES, tempDir } from '../../helpers.js'
 // @ts-ignore plain JS fixture builder, shared with the sample-store script
 import { createDb, insertDocument, idMaker } from '../../../fixtures/opencode/opencode-db.mjs'
 // @ts-ignore
@@ -143,7 +143,7 @@ async function writeDocs(ctx: any, recs: FerryRecord[], out: string, opts: Recor
   const written: WrittenSession[] = []
   const sink = openCodeSink(ctx, { out, ...opts })
   sink.on('written', (w: WrittenSession) => written.push(w))
-  await pipeline(Readable.from(recs), sink)
+  await pipeline(Readable.from(complete(recs)), sink)
   return written
 }
 
