@@ -62,6 +62,11 @@ export async function resolveRef(ctx: StoreContext, ref: string): Promise<Resolv
 
 const MAX_CANDIDATES = 8
 
+/** `id` names the session exactly: its id, or its session key (a store of copies is asked for `codex:ID`). */
+function named(s: { id: string; sid: string }, id: string): boolean {
+  return s.id === id || s.sid === id
+}
+
 /** The session of `hs` whose id is `id` or starts with it; null when none; AmbiguousError when several. */
 async function byId(ctx: StoreContext, hs: Harness[], id: string): Promise<ResolvedRef | null> {
   const exact: ResolvedRef[] = []
@@ -70,7 +75,7 @@ async function byId(ctx: StoreContext, hs: Harness[], id: string): Promise<Resol
     if (!h.discover) {
       // Nothing to list: the harness's own lookup, held to an exact id.
       const s = await h.resolve?.(ctx, id).catch(() => null)
-      if (s && s.id === id) exact.push({ harness: h, session: s })
+      if (s && named(s, id)) exact.push({ harness: h, session: s })
       continue
     }
     let seen = false
@@ -81,7 +86,7 @@ async function byId(ctx: StoreContext, hs: Harness[], id: string): Promise<Resol
     if (!seen && prefixed.every((p) => p.harness !== h)) {
       // Sessions discovery does not list (a file outside the store the harness still knows by id).
       const s = await h.resolve?.(ctx, id).catch(() => null)
-      if (s && s.id === id) exact.push({ harness: h, session: s })
+      if (s && named(s, id)) exact.push({ harness: h, session: s })
     }
   }
   const hits = exact.length ? exact : prefixed

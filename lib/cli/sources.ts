@@ -2,6 +2,7 @@
  * The record source of `cat` and `convert`: the sessions named on the
  * command line (refs), or every discovered session of `--from` harnesses.
  */
+import { existsSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import type { Argv } from 'yargs'
 import type { StoreContext } from '../context.js'
@@ -36,7 +37,8 @@ export type ReadOptsFor = (ReadOptions & Record<string, unknown>) | ((harness: s
 export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number; bytes: number }> {
   let refs = refsOf(argv)
   const from = argv.from
-  if (!refs.every((r) => r === '-')) requireHome(argv)
+  // Only a lookup in the stores needs --home to exist: stdin and session files do not (a writer may create a fresh HOME).
+  if ((Array.isArray(from) && from.length > 0) || !refs.every((r) => r === '-' || existsSync(r))) requireHome(argv)
   const resolved: ResolvedRef[] = []
   if (argv[archiveFlag()]) resolved.push(...(await archivedRefs(ctx, argv, refs)))
   else if (Array.isArray(from) && from.length > 0) {

@@ -60,11 +60,12 @@ export function tableWidth(): number | undefined {
   return process.stdout.isTTY ? process.stdout.columns || 80 : undefined
 }
 
-export type SortKey = 'updated' | 'created' | 'harness' | 'title' | 'cwd'
-export const SORT_KEYS: readonly SortKey[] = ['updated', 'created', 'harness', 'title', 'cwd']
+export type SortKey = 'updated' | 'created' | 'harness' | 'title' | 'cwd' | 'none'
+export const SORT_KEYS: readonly SortKey[] = ['updated', 'created', 'harness', 'title', 'cwd', 'none']
 
 /** Newest first for times, A–Z for names; `reverse` flips it. Stable, so ties keep discovery order. */
 export function sortSessions(rows: SessionInfo[], key: SortKey = 'updated', reverse = false): SessionInfo[] {
+  if (key === 'none') return reverse ? [...rows].reverse() : rows
   const time = (r: SessionInfo) => (key === 'created' ? (r.created_at ?? r.updated_at) : (r.updated_at ?? r.created_at)) ?? ''
   const cmp: (a: SessionInfo, b: SessionInfo) => number =
     key === 'updated' || key === 'created' ? (a, b) => time(b).localeCompare(time(a)) : (a, b) => (a[key] ?? '').localeCompare(b[key] ?? '') || time(b).localeCompare(time(a))

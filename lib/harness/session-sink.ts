@@ -52,6 +52,8 @@ export interface SessionSinkOptions {
   close?: () => Promise<WrittenSession[] | void>
   /** Called when the sink is destroyed with an error. */
   destroy?: (err: unknown) => Promise<void>
+  /** Pass records of kinds this version does not know to the writer (the interchange stream copies them; native writers cannot). */
+  unknownKinds?: boolean
 }
 
 /**
@@ -121,7 +123,7 @@ export class SessionSink extends Writable {
         const sid = (rec as { sid?: unknown }).sid
         if (typeof sid !== 'string' || sid === '') return
         // Kinds of a later minor version are ignored here, once, as the stream format says (never a writer's TypeError).
-        if (!WRITTEN_KINDS.has(rec.kind)) return
+        if (!WRITTEN_KINDS.has(rec.kind) && !this.opts.unknownKinds) return
         rec = wellFormedNative(rec)
         if (!this.current || sid !== this.currentSid) {
           // Header-less session (lenient mode): open one with what the record tells us.

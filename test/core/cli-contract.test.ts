@@ -141,7 +141,7 @@ t.test('usage errors exit 2, runtime errors 1; --json errors are objects on stde
     ferry(['--home', HOME, 'convert', '01', '--to', 'codex', '--json']),
     ferry(['--home', HOME, 'convert', 'codex:ffff', '--to', 'grok', '--json']),
     ferry(['write', '--to', 'ferry', '--out', join(dir, 'w') + '/', '--json'], {
-      input: ['{"kind":"session","ferry":"1.0","sid":"ferry:a","id":"ferry:a:session","source":{"harness":"ferry","locator":{}},"native_id":"a"}', '{not json', '{"kind":"message","sid":"ferry:a","id":"ferry:a:m1","role":"user","ts":null,"blocks":[{"type":"text","text":"hi"}]}', ''].join('\n'),
+      input: ['{"kind":"session","ferry":"1.0","sid":"ferry:a","id":"ferry:a:session","source":{"harness":"ferry","locator":{}},"native_id":"a"}', '{not json', '{"kind":"message","sid":"ferry:a","id":"ferry:a:m1","role":"user","ts":null,"blocks":[{"type":"text","text":"hi"}]}', '{"kind":"end","sid":"ferry:a","id":"ferry:a:end"}', ''].join('\n'),
     }),
   ])
   const err = (s: string) => s.trim().split('\n').map((l) => JSON.parse(l))

@@ -21,12 +21,12 @@ const finals = (dir: string): string[] => readdirSync(dir).filter((f) => !f.star
 t.test('kill -9 during convert --from: no partial session under a final name', async (t) => {
   const home = tempDir(t, 'ferry-kill-')
   execFileSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', String(SESSIONS), '--lines-per-session', '20', '--seed', 'kill-9', '--quiet'])
-  const ref = join(home, 'ref')
+  const ref = join(home, 'ref') + '/'
   const full = await ferry(['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', ref], { timeout: 120_000 })
   t.equal(full.code, 0, full.stderr)
   t.equal(finals(ref).length, SESSIONS, 'the uninterrupted run wrote every session')
 
-  const out = join(home, 'killed')
+  const out = join(home, 'killed') + '/'
   const child = spawn(process.execPath, [FERRY, '--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out], { stdio: 'ignore' })
   const exited = new Promise<NodeJS.Signals | null>((res) => child.on('exit', (_code, signal) => res(signal)))
   // Kill once a few sessions are done: the export is then surely between sessions or inside one.

@@ -14,9 +14,9 @@ import { FERRY, ROOT, tempDir } from '../helpers.js'
 const SESSIONS = 2000
 const hasStrace = spawnSync('strace', ['-V']).status === 0
 
-/** Paths of the store's session files opened by `ferry ls --json` (piped into `cmd`). */
+/** Paths of the store's session files opened by `ferry ls --json --sort none` (discovery order, streamed; piped into `cmd`). */
 function opened(home: string, log: string, tail: string): { files: string[]; stdout: string } {
-  const sh = `strace -f -qq -e trace=open,openat -o '${log}' '${process.execPath}' '${FERRY}' --home '${home}' ls --json ${tail}`
+  const sh = `strace -f -qq -e trace=open,openat -o '${log}' '${process.execPath}' '${FERRY}' --home '${home}' ls --json --sort none ${tail}`
   const r = spawnSync('sh', ['-c', sh], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 })
   const projects = join(home, '.claude', 'projects')
   const files = readFileSync(log, 'utf8')
@@ -26,7 +26,7 @@ function opened(home: string, log: string, tail: string): { files: string[]; std
   return { files, stdout: r.stdout.toString() }
 }
 
-t.test('ls --json | head -1 stops early; a full ls opens each session file once', { skip: hasStrace ? false : 'strace is not installed' }, async (t) => {
+t.test('ls --json --sort none | head -1 stops early; a full ls opens each session file once', { skip: hasStrace ? false : 'strace is not installed' }, async (t) => {
   const home = tempDir(t, 'ferry-lslazy-')
   execFileSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', String(SESSIONS), '--lines-per-session', '3', '--seed', 'ls-lazy', '--quiet'])
 

@@ -17,7 +17,7 @@ export function builder(y: Argv): Argv {
     .option('cwd', { type: 'string', describe: 'Only sessions whose working directory is DIR or below it (or matches a glob: /srv/**/app)' })
     .option('since', { type: 'string', describe: 'Only sessions updated since a date (ISO, yesterday, 3 days ago) or a span (7d, 12h)' })
     .option('until', { type: 'string', describe: 'Only sessions updated until a date or span (as --since)' })
-    .option('sort', { type: 'string', choices: [...SORT_KEYS], default: 'updated', describe: 'Order: updated or created (newest first), harness, title, cwd (A-Z); the same for --json' })
+    .option('sort', { type: 'string', choices: [...SORT_KEYS], default: 'updated', describe: 'Order: updated or created (newest first), harness, title, cwd (A-Z); the same for --json. none: as discovered, printed as found (with --json, `| head -1` stops the listing early)' })
     .option('reverse', { type: 'boolean', default: false, describe: 'Reverse the order (oldest first)' })
     .option('limit', { type: 'number', alias: 'n', requiresArg: true, describe: 'At most N sessions (after sorting)' })
     .option('all', { type: 'boolean', default: false, describe: 'Include archived and sub-agent sessions' })
@@ -70,6 +70,20 @@ export async function handler(argv: Args): Promise<void> {
   const filter = selectionFrom(argv)
   const limit = argv.limit
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit: not a whole number: ${String(limit)}`)
+  // Unsorted JSON streams: each session is printed as discovery finds it, so a reader that stops early stops the listing.
+  if (argv.json && argv.sort === 'none' && !argv.reverse) {
+    let n = 0
+    outer: for (const h of hs) {
+      for await (const s of h.discover!(ctx, { all: Boolean(argv.all) })) {
+        if (!matches(s, filter)) continue
+        if (typeof limit === 'number' && n >= limit) break outer
+        n++
+        if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
+      }
+    }
+    finishDiagnostics(ctx.diagnostics)
+    return
+  }
   const rows: SessionInfo[] = []
   for (const h of hs) {
     for await (const s of h.discover!(ctx, { all: Boolean(argv.all) })) if (matches(s, filter)) rows.push(s)

@@ -89,5 +89,5 @@ function fileSink(ctx: StoreContext, opts: WriteOptions): Writable {
         await file.abort()
       },
     }
-  })
+  }, { unknownKinds: true })
 }
