@@ -100,7 +100,8 @@ function fingerprint(path: string | undefined, info: { updated_at?: string; mess
 /** Continues session `ref` in harness `to`. */
 export async function continueSession(ctx: StoreContext, ref: string, to: string, opts: ContinueOptions = {}): Promise<ContinueResult> {
   const target = getHarness(to)
-  if (!target.sink || target.kind !== 'store') throw new UsageError(`${target.name} (${target.id}) cannot be continued into`)
+  // Checked before anything is written: a store with no resume command (the archive) is not an agent to continue in.
+  if (!target.sink || target.kind !== 'store' || !target.resumeHint) throw new UsageError(`${target.name} (${target.id}) cannot be continued into: it has no resume command`)
   const { harness, session } = await resolveRef(ctx, ref)
   if (harness.id === target.id) throw new UsageError(`${ref} is already a ${target.name} session: resume it there (${resumeCommand(target, session.id, session.cwd ?? '.').argv.join(' ')})`)
   const notes: string[] = []

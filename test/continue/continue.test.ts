@@ -67,6 +67,14 @@ t.test('idempotence, --new, --exec with a stub agent, missing binary', async (t)
   const e = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'claude-code', '--exec', '--cwd', work], { env: { ...env, PATH: `${bin}:${process.env.PATH}` } })
   t.equal(e.code, 0, e.stderr)
   t.same(readFileSync(log, 'utf8').trim().split('\n'), [work, `--resume ${grown.id}`], "stub ran in the cwd with the resume argv of the newest copy")
+  // A store that holds copies is no agent: refused before anything is written.
+  const archive = writable().find((h) => h.holdsCopies)
+  if (archive) {
+    const a = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', archive.id], { env })
+    t.equal(a.code, 2, 'continue into the archive is a usage error')
+    t.match(a.stderr, /cannot be continued into: it has no resume command/)
+    t.notOk(existsSync(join(home, '.local', 'share', 'ferry')), 'and nothing was written')
+  }
   const m = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'grok', '--exec', '--cwd', work], { env: { ...env, PATH: bin } })
   t.equal(m.code, 1)
   t.match(m.stderr, /grok \(Grok[^)]*\) is not on PATH; the session is written/)
