@@ -16,6 +16,7 @@ import { Transform, Writable, type Readable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import { NotWrittenError, UsageError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
+import { commandLine, resumeCommand } from '../harness/continue.js'
 import type { Harness, WriteOptions, WrittenSession } from '../harness/types.js'
 import { AtomicFile } from '../io/atomic.js'
 import { stringify } from '../interchange/stringify.js'
@@ -67,10 +68,16 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
     ...(total && total.sessions > 0 ? { total: total.sessions } : {}),
     quiet: Boolean(quiet),
   })
-  const onWritten = (ws: WrittenSession) => {
+  // Into an agent's real store: how to resume each session (stderr, so the report's columns stay as they are; --json: `command`).
+  const resumable = kind === 'store' && !dryRun && h.kind === 'store' && Boolean(h.resumeHint)
+  const onWritten = (written1: WrittenSession) => {
+    let ws = written1
+    const cmd = resumable ? resumeCommand(h, ws.id, ws.cwd ?? process.cwd()) : null
+    if (cmd && json) ws = { ...ws, command: cmd.argv, cwd: cmd.cwd } as WrittenSession
     written.push(ws)
     bar.tick(0, ws.from ?? ws.id)
     if (report) printReport(writtenLine(ws, json) + '\n')
+    if (cmd && !json && !quiet) process.stderr.write(`ferry: resume: ${commandLine(cmd)}\n`)
   }
   transforms = [counting(bar), ...transforms]
   // A read that fails midway: the sessions before it are written, the cut one is not; then the located error.

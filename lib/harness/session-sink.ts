@@ -62,6 +62,7 @@ export interface SessionSinkOptions {
  */
 export class SessionSink extends Writable {
   private current: SessionWriter | null = null
+  private currentCwd: string | undefined
   private currentSid: string | null = null
   private skipSid: string | null = null
   /** A writer still being opened: destroy waits for it so its temp files are removed too. */
@@ -107,6 +108,7 @@ export class SessionSink extends Writable {
         await this.cutShort()
         this.skipSid = null
         this.currentSid = rec.sid
+        this.currentCwd = typeof rec.cwd === 'string' ? rec.cwd : undefined
         this.current = await this.open(rec)
         return
       case 'end':
@@ -167,9 +169,11 @@ export class SessionSink extends Writable {
     const w = this.current
     if (!w) return
     const written = await w.finish(end)
+    const cwd = this.currentCwd
     this.current = null
     this.currentSid = null
-    for (const ws of Array.isArray(written) ? written : written ? [written] : []) this.emit('written', ws)
+    this.currentCwd = undefined
+    for (const ws of Array.isArray(written) ? written : written ? [written] : []) this.emit('written', ws.cwd || !cwd ? ws : { ...ws, cwd })
   }
 
   override _final(cb: (err?: Error | null) => void): void {

@@ -71,6 +71,8 @@ export interface WrittenSession {
   title?: string
   /** Anything the user must still do (e.g. how to import the file). */
   note?: string
+  /** The working directory the session was written for (its header's cwd). */
+  cwd?: string
 }
 
 /**

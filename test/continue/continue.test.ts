@@ -80,3 +80,18 @@ t.test('idempotence, --new, --exec with a stub agent, missing binary', async (t)
   t.match(m.stderr, /grok \(Grok[^)]*\) is not on PATH; the session is written/)
   t.notMatch(m.stderr, /\n\s+at /, 'no stack trace')
 })
+
+t.test('write and convert into a real store say how to resume each session', async (t) => {
+  const { home, env } = setup(t)
+  const text = await ferry(['--home', home, 'convert', 'claude-code:0b9e6c1a', '--to', 'codex'], { env })
+  t.equal(text.code, 0, text.stderr)
+  const [harness, id] = text.stdout.trim().split('\t')
+  t.equal(harness, 'codex')
+  t.equal(text.stdout.trim().split('\t').length, 3, 'the report keeps its columns')
+  t.match(text.stderr, new RegExp(`ferry: resume: cd /home/dev/demo-app && codex resume ${id}`))
+  const json = jsonl((await ferry(['--home', home, 'convert', 'claude-code:0b9e6c1a', '--to', 'grok', '--json'], { env })).stdout)[0]
+  t.same(json.command, ['grok', '--resume', json.id])
+  t.equal(json.cwd, '/home/dev/demo-app')
+  const out = await ferry(['--home', home, 'convert', 'claude-code:0b9e6c1a', '--to', 'claude-code', '--out', join(tempDir(t), 'x') + '/'], { env })
+  t.notMatch(out.stderr, /resume:/, 'not for --out (not a store the agent reads)')
+})
