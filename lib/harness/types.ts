@@ -121,6 +121,12 @@ export interface HarnessSpec<Id extends string = string, RF extends Flags = Flag
   store: StoreSpec
   /** The command that resumes a written session, for messages (`claude --resume <id>`). */
   resumeHint?: string
+  /**
+   * Whether the executable found on PATH for the resume command (its real
+   * path, symlinks resolved) is this agent's, when the name is a common word
+   * another program may use (Cursor's `agent`). Absent: any match is taken.
+   */
+  isOwnBinary?: (realPath: string) => boolean
   readFlags?: RF
   writeFlags?: WF
   /** Lists sessions cheaply. An absent store yields nothing, not an error. */

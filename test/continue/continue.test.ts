@@ -1,7 +1,7 @@
 // `ferry continue` as a real child process over the sample home: every
 // source × every writable store target, idempotence, --new, --exec.
 import t from 'tap'
-import { appendFileSync, chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { listable, writable } from '../../lib/harness/registry.js'
 import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
@@ -74,6 +74,27 @@ t.test('idempotence, --new, --exec with a stub agent, missing binary', async (t)
     t.equal(a.code, 2, 'continue into the archive is a usage error')
     t.match(a.stderr, /cannot be continued into: it has no resume command/)
     t.notOk(existsSync(join(home, '.local', 'share', 'ferry')), 'and nothing was written')
+  }
+  // Another program called `agent` first on PATH is not Cursor's: not run.
+  const cursor = writable().find((h) => h.isOwnBinary)
+  if (cursor) {
+    const name = cursor.resumeHint!.split(' ')[0]!
+    writeFileSync(join(bin, name), `#!/bin/sh\necho ran > ${join(bin, 'other-ran')}\n`)
+    chmodSync(join(bin, name), 0o755)
+    const o = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', cursor.id, '--exec', '--cwd', work], { env: { ...env, PATH: `${bin}:${process.env.PATH}` } })
+    t.equal(o.code, 1, o.stderr)
+    t.match(o.stderr, new RegExp(`is not ${cursor.name}'s ${name}`))
+    t.notOk(existsSync(join(bin, 'other-ran')), 'the other program was not run')
+    // Cursor's own install layout: the link resolves into cursor-agent/versions/…
+    const own = join(bin, 'cursor-agent', 'versions', '1')
+    mkdirSync(own, { recursive: true })
+    writeFileSync(join(own, 'cursor-agent'), `#!/bin/sh\necho "$@" > ${join(bin, 'own-ran')}\n`)
+    chmodSync(join(own, 'cursor-agent'), 0o755)
+    rmSync(join(bin, name))
+    symlinkSync(join(own, 'cursor-agent'), join(bin, name))
+    const c = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', cursor.id, '--exec', '--cwd', work], { env: { ...env, PATH: `${bin}:${process.env.PATH}` } })
+    t.equal(c.code, 0, c.stderr)
+    t.match(readFileSync(join(bin, 'own-ran'), 'utf8'), /--resume=/, "Cursor's agent ran with the resume argument")
   }
   const m = await ferry(['--home', home, 'continue', 'codex:019a3c1e', '--with', 'grok', '--exec', '--cwd', work], { env: { ...env, PATH: bin } })
   t.equal(m.code, 1)

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process'
+import { realpathSync } from 'node:fs'
 import which from 'which'
 import type { Argv } from 'yargs'
 import { getHarness, writable } from '../../harness/registry.js'
@@ -35,6 +36,11 @@ export async function handler(argv: Args): Promise<void> {
   const found = which.sync(bin, { nothrow: true })
   if (!found) {
     process.stderr.write(`ferry: error: ${bin} (${target.name}) is not on PATH; the session is written, resume it with: ${line}\n`)
+    process.exitCode = 1
+    return
+  }
+  if (target.isOwnBinary && !target.isOwnBinary(realpathSync(found))) {
+    process.stderr.write(`ferry: error: ${found} is not ${target.name}'s ${bin} (another program of that name is first on PATH); the session is written, resume it with: ${line}\n`)
     process.exitCode = 1
     return
   }

@@ -20,6 +20,8 @@ export const cursor = defineHarness({
     root: (ctx) => dotCursor(ctx),
   },
   resumeHint: 'agent --resume=<id>',
+  // Cursor's installer links ~/.local/bin/agent into ~/.local/share/cursor-agent/versions/<v>/; another `agent` is not it.
+  isOwnBinary: (realPath) => /[\\/]cursor-agent[\\/]|[\\/]cursor-agent$/.test(realPath),
   writeFlags: {
     store: { type: 'string', choices: ['auto', 'transcript', 'chat', 'both', 'ide'] as const, default: 'auto', describe: 'which Cursor stores to write: transcript, chat (CLI store.db), both; auto = a Cursor transcript back as a transcript, anything else both; ide is refused (ferry never writes state.vscdb)' },
   },
