@@ -5,8 +5,8 @@
 //   - a re-run after appending one line to each of 100 sessions;
 //   - search latency: median of 20 queries (library call on the archive, and one CLI run);
 //   - `ferry export --format parquet` (MB/s of source bytes archived).
-// Run as a script with --baseline LIST or --search DB, it is the measured helper itself.
-import { appendFileSync, readFileSync, rmSync, writeFileSync, createReadStream } from 'node:fs'
+// Run as a script with --search DB, it is the measured helper itself; the baseline is bench/baseline.mjs --list.
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -15,27 +15,6 @@ export const name = 'archive'
 const self = fileURLToPath(import.meta.url)
 const root = join(dirname(self), '..', '..')
 
-/** The baseline loop (split + JSON.parse + JSON.stringify) over every file of a list, one after the other. */
-async function baselineList(list) {
-  const { default: split2 } = await import('split2')
-  for (const file of readFileSync(list, 'utf8').split('\n').filter(Boolean)) {
-    await new Promise((res, rej) => {
-      const src = createReadStream(file).pipe(split2())
-      src.on('data', (line) => {
-        if (!line) return
-        let v
-        try {
-          v = JSON.parse(line)
-        } catch {
-          return
-        }
-        process.stdout.write(JSON.stringify(v) + '\n')
-      })
-      src.on('end', res)
-      src.on('error', rej)
-    })
-  }
-}
 
 const QUERIES = ['error', 'refactor', 'test', '"npm test"', 'config', 'build', 'function', 'import', 'file', 'fix', 'README', 'deploy', 'migration', 'cache', 'docker', 'timeout', 'parser', 'commit', 'lint', 'network']
 
@@ -56,8 +35,6 @@ async function searchLatency(db) {
 }
 
 if (process.argv[1] === self) {
-  const i = process.argv.indexOf('--baseline')
-  if (i > 0) await baselineList(process.argv[i + 1])
   const s = process.argv.indexOf('--search')
   if (s > 0) await searchLatency(process.argv[s + 1])
 }
@@ -70,7 +47,7 @@ export default async function (b) {
   const list = join(b.outDir, 'archive-files.txt')
   writeFileSync(list, files.join('\n') + '\n')
   const label = `${files.length} Claude Code sessions, ${(bytes / 1e6).toFixed(0)} MB`
-  const base = await b.script(`baseline loop: ${label}`, self, ['--baseline', list], { bytes })
+  const base = await b.script(`baseline loop: ${label}`, join(dirname(self), '..', 'baseline.mjs'), ['--list', list], { bytes })
   const db = join(b.outDir, 'archive-bench.db')
   for (const ext of ['', '-wal', '-shm']) rmSync(db + ext, { force: true })
   const first = await b.ferry(`ferry archive (first): ${label}`, ['--home', home, '--db', db, 'archive', '--quiet'], { bytes })

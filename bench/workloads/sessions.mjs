@@ -4,9 +4,9 @@
 //   - `ferry convert --from claude-code --to ferry --out DIR` (target ≥ 0.9× that loop);
 //   - `ferry ls` and `ferry ls --json | head -1` (seconds; the ratio is to 1 s, the target);
 //   - `ferry ls` open/stat syscalls per session (strace -c, when strace is installed).
-// Run as a script with --baseline LIST it is the measured loop itself.
+// The baseline is bench/baseline.mjs --list over the same files.
 import { spawn, spawnSync } from 'node:child_process'
-import { createReadStream, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -14,35 +14,6 @@ export const name = 'sessions'
 
 const self = fileURLToPath(import.meta.url)
 
-async function baselineList(list) {
-  const { default: split2 } = await import('split2')
-  const out = process.stdout
-  for (const file of readFileSync(list, 'utf8').split('\n').filter(Boolean)) {
-    await new Promise((res, rej) => {
-      const src = createReadStream(file).pipe(split2())
-      src.on('data', (line) => {
-        if (!line) return
-        let v
-        try {
-          v = JSON.parse(line)
-        } catch {
-          return
-        }
-        if (!out.write(JSON.stringify(v) + '\n')) {
-          src.pause()
-          out.once('drain', () => src.resume())
-        }
-      })
-      src.on('end', res)
-      src.on('error', rej)
-    })
-  }
-}
-
-if (process.argv[1] === self) {
-  const i = process.argv.indexOf('--baseline')
-  if (i > 0) await baselineList(process.argv[i + 1])
-}
 
 /** Seconds until the first line of `ferry ls --json` arrives and the pipe is closed (as `| head -1` does). */
 function firstLine(root, args) {
@@ -79,7 +50,7 @@ export default async function (b) {
   const list = join(b.outDir, 'sessions-files.txt')
   writeFileSync(list, files.join('\n') + '\n')
   const label = `${files.length} Claude Code sessions, ${(bytes / 1e6).toFixed(0)} MB`
-  const base = await b.script(`baseline loop over the files: ${label}`, self, ['--baseline', list], { bytes })
+  const base = await b.script(`baseline loop over the files: ${label}`, join(dirname(self), '..', 'baseline.mjs'), ['--list', list], { bytes })
   const out = join(b.outDir, 'sessions-export')
   rmSync(out, { recursive: true, force: true })
   const conv = await b.ferry(`convert --from claude-code --to ferry: ${label}`, ['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out], { bytes })
