@@ -29,6 +29,12 @@ import { insideRoot } from './inside-root.js'
 export const TEMP_PREFIX = '.ferry-tmp-'
 
 const live = new Set<string>()
+
+/** Forgets a temp path (file, or a directory with `dir`) and removes it. */
+async function dropTemp(tmp: string, dir = false): Promise<void> {
+  live.delete(tmp)
+  await rm(tmp, { force: true, ...(dir ? { recursive: true } : {}) })
+}
 let hooked = false
 function track(path: string): void {
   live.add(path)
@@ -99,8 +105,7 @@ export class AtomicFile {
       await once(stream, 'open')
     } catch (err) {
       stream.destroy()
-      live.delete(tmp)
-      await rm(tmp, { force: true })
+      await dropTemp(tmp)
       throw err
     }
     return new AtomicFile(path, tmp, stream)
@@ -127,8 +132,7 @@ export class AtomicFile {
       }
       await commitPath(this.tmp, this.path, opts.force ?? false)
     } finally {
-      live.delete(this.tmp)
-      await rm(this.tmp, { force: true })
+      await dropTemp(this.tmp)
     }
   }
 
@@ -136,8 +140,7 @@ export class AtomicFile {
     if (this.done) return
     this.done = true
     this.stream.destroy()
-    live.delete(this.tmp)
-    await rm(this.tmp, { force: true })
+    await dropTemp(this.tmp)
   }
 }
 
@@ -176,16 +179,14 @@ export class AtomicDir {
         await rename(this.tmp, this.path)
       }
     } finally {
-      live.delete(this.tmp)
-      await rm(this.tmp, { recursive: true, force: true })
+      await dropTemp(this.tmp, true)
     }
   }
 
   async abort(): Promise<void> {
     if (this.done) return
     this.done = true
-    live.delete(this.tmp)
-    await rm(this.tmp, { recursive: true, force: true })
+    await dropTemp(this.tmp, true)
   }
 }
 
@@ -230,8 +231,7 @@ export class StagedFile {
     try {
       await writeAll(tmp, data, opts.mode)
     } catch (err) {
-      live.delete(tmp)
-      await rm(tmp, { force: true })
+      await dropTemp(tmp)
       throw err
     }
     return new StagedFile(path, tmp)
@@ -243,16 +243,14 @@ export class StagedFile {
     try {
       await commitPath(this.tmp, this.path, opts.force ?? false)
     } finally {
-      live.delete(this.tmp)
-      await rm(this.tmp, { force: true })
+      await dropTemp(this.tmp)
     }
   }
 
   async abort(): Promise<void> {
     if (this.done) return
     this.done = true
-    live.delete(this.tmp)
-    await rm(this.tmp, { force: true })
+    await dropTemp(this.tmp)
   }
 }
 
