@@ -25,7 +25,7 @@ CANDIDATES=("@user:FERRY-PROBE" "@user:FERRY-AFTER-ONE" "@user:FERRY-AFTER-TWO" 
 harness_of() { case "$1" in codex*) echo codex ;; *) echo "$1" ;; esac; }
 
 "$HERE/setup.sh" > "$OUT/setup.log" 2>&1 || { echo "setup failed: $OUT/setup.log" >&2; exit 1; }
-(cd "$ROOT" && node node_modules/typescript/bin/tsc -p .) || { echo "build failed" >&2; exit 1; }
+(cd "$ROOT" && node node_modules/typescript/bin/tsc -p . && node scripts/bundle.mjs) || { echo "build failed" >&2; exit 1; }
 COMPACT="${COMPACT-1}" "$HERE/gen.sh" "$OUT/gen" "${CLIENTS[@]}" | tee "$OUT/gen.log"
 
 declare -A EXPECT

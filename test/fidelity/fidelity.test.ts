@@ -190,3 +190,30 @@ t.test('a Codex remote (encrypted) compaction leaves a visible note in every oth
     t.equal(recs.filter((r) => r.kind === 'message' && !r.context && msgText(r).includes(MARK.p1)).length, 1, `codex → ${to}: the prompt Codex carried over is not repeated`)
   })
 })
+
+// Claude Code 2.1.332's `/compact` keeps the last answer (compactMetadata.preservedSegment /
+// preservedMessages, anchored at the summary): the client loads it after the summary, so every
+// target holds it after the boundary, once, with the dropped turns before the boundary.
+t.test('a Claude Code compaction that keeps the last answer: after the summary in every target', async (t) => {
+  const sid = `claude-code:${ids.claudeKept}`
+  const check = (t: Tap.Test, to: string, all: Rec[]) => {
+    const { recs } = mainOf(all)
+    const at = `claude-code (kept answer) → ${to}`
+    const text = (k: string) => recs.filter((r) => r.kind === 'message' && !r.context && msgText(r).includes(MARK[k]))
+    const pos = (k: string) => recs.indexOf(text(k)[0])
+    const boundary = recs.findIndex((r) => r.kind === 'boundary' && r.type === 'compaction')
+    const summaryAt = recs.findIndex((r) => (r.kind === 'boundary' && (r.summary ?? '').includes('FERRY-SUMMARY')) || (r.kind === 'message' && msgText(r).includes('FERRY-SUMMARY')))
+    t.ok(summaryAt >= 0, `${at}: the summary is there`)
+    if (!NO_COMPACTION_RECORD.has(to)) t.ok(boundary >= 0, `${at}: a compaction record`)
+    const mark = boundary >= 0 ? boundary : summaryAt
+    for (const k of ['p1', 'a1', 'p2']) t.ok(pos(k) >= 0 && pos(k) < mark, `${at}: ${k} before the boundary`)
+    t.ok(pos('a2') > Math.max(mark, summaryAt), `${at}: the kept answer comes after the summary`)
+    t.ok(pos('a2') < pos('p4'), `${at}: the kept answer comes before the next prompt`)
+    t.equal(text('a2').length, 1, `${at}: the kept answer once`)
+    for (const k of ['p4', 'a4']) t.ok(pos(k) > pos('a2'), `${at}: ${k} after the kept answer`)
+  }
+  t.test('read as it is', async (t) => check(t, '(read)', (await collect(await open(sid, { ctx: context({ home }), native: false }))) as Rec[]))
+  for (const to of TARGETS) {
+    t.test(`claude-code (kept answer) → ${to}`, gap(`kept→${to}`), async (t) => check(t, to, await readBack(t, to, await convert(sid, to, tempDir(t)))))
+  }
+})

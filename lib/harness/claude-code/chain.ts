@@ -8,12 +8,48 @@
  * The walk crosses compaction boundaries through `logicalParentUuid`, so the
  * history before a compaction is part of the conversation we emit (marked by a
  * boundary record), and guards against cycles.
+ *
+ * Newer builds keep part of the history through a compaction
+ * (`compactMetadata.preservedMessages {anchorUuid, uuids}` or `preservedSegment
+ * {headUuid, anchorUuid, tailUuid}` on the last boundary): on load the client
+ * relinks the kept entries after the anchor (the summary) and drops the other
+ * entries before the boundary. The index does the same relinking for the
+ * active branch, while the walk back over the boundary follows the original
+ * links, so the dropped turns still come out, before the boundary.
  */
 import { openBytes } from '../../io/bytes.js'
 import { cappedSplitter, LineReporter, type LineContext } from '../../io/line-file.js'
 import { scanTop, str } from './scan.js'
 
 export const CHAIN_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 'system', 'attachment'])
+
+/** What a compaction kept (claude-code.md §3, `compact_boundary`). */
+interface Preserved {
+  anchor?: string
+  uuids?: string[]
+  head?: string
+  tail?: string
+}
+
+function preservedOf(line: Buffer): Preserved | undefined {
+  let obj: unknown
+  try {
+    obj = JSON.parse(line.toString('utf8'))
+  } catch {
+    return undefined
+  }
+  const cm = (obj as { compactMetadata?: unknown } | null)?.compactMetadata
+  if (typeof cm !== 'object' || cm === null) return undefined
+  const { preservedMessages: pm, preservedSegment: ps } = cm as Record<string, unknown>
+  const o = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
+  const m = o(pm)
+  const g = o(ps)
+  if (!m && !g) return undefined
+  const s = (v: unknown) => (typeof v === 'string' ? v : undefined)
+  // The client prefers the list to the segment walk (and so do we).
+  if (m && Array.isArray(m.uuids)) return { anchor: s(m.anchorUuid), uuids: m.uuids.filter((u): u is string => typeof u === 'string') }
+  return { anchor: s(g?.anchorUuid), head: s(g?.headUuid), tail: s(g?.tailUuid) }
+}
 
 const KEYS = new Set([
   'type', 'subtype', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'leafUuid',
@@ -72,6 +108,18 @@ export class ChainIndex {
   private lastNode = -1
   private lastPromptLeaf: string | undefined
   private readonly summaries = new Map<string, string>()
+  /** Definition order of each node (its position among the chain lines). */
+  private order = new Int32Array(1024)
+  private defined = 0
+  /** The last compaction boundary in file order, and what it kept (if anything). */
+  private lastBoundary = -1
+  private preserved: Preserved | undefined
+  /** Entries a compaction kept: uuid → the parent the client gives them on load. Empty without one. */
+  readonly kept = new Map<string, string>()
+  /** The entry the kept ones follow (the summary, or the boundary itself). */
+  keptAnchor: string | undefined
+  /** Entries after the boundary whose parent the client relinks to the last kept entry. */
+  readonly relinked = new Map<string, string>()
   readonly info: ChainSummary = { bytes: 0, lines: 0, overlong: [] }
 
   private node(uuid: string): number {
@@ -85,6 +133,9 @@ export class ChainIndex {
       const f = new Uint8Array(this.flags.length * 2)
       f.set(this.flags)
       this.flags = f
+      const o = new Int32Array(this.order.length * 2)
+      o.set(this.order)
+      this.order = o
     }
     this.parent[n] = -1
     this.nodes.set(uuid, n)
@@ -144,8 +195,13 @@ export class ChainIndex {
       fl |= BOUNDARY
       const lp = str(f.logicalParentUuid)
       if (lp && lp !== uuid) this.logical.set(n, this.node(lp))
+      if (!allowSidechain || !(fl & SIDECHAIN)) {
+        this.lastBoundary = n
+        this.preserved = preservedOf(line)
+      }
     }
     this.flags[n] = fl
+    this.order[n] = this.defined++
     if (allowSidechain || !(fl & SIDECHAIN)) this.lastNode = n
   }
 
@@ -160,11 +216,18 @@ export class ChainIndex {
     let leafUuid: string | undefined
     if (leaf >= 0) for (const [u, n] of this.nodes) if (n === leaf) leafUuid = u
     if (leafUuid) this.info.summary = this.summaries.get(leafUuid)
+    const original = this.relink()
     let n = leaf
+    let before = false
     while (n >= 0 && this.flags[n]! & DEFINED && !(this.flags[n]! & ACTIVE)) {
       this.flags[n]! |= ACTIVE
-      let next = this.parent[n]!
-      if (next < 0 && this.flags[n]! & BOUNDARY) next = this.logical.get(n) ?? -1
+      let next = before ? (original.get(n) ?? this.parent[n]!) : this.parent[n]!
+      if (next < 0 && this.flags[n]! & BOUNDARY) {
+        next = this.logical.get(n) ?? -1
+        if (n === this.lastBoundary && original.size) before = true
+      }
+      // Before the boundary the kept entries are already on the branch (after it): step over them.
+      if (before) for (let guard = 0; next >= 0 && original.has(next) && guard <= original.size; guard++) next = original.get(next)!
       if (next >= 0 && !(this.flags[next]! & DEFINED)) {
         for (const [u, m] of this.nodes) if (m === next) this.info.danglingParent = u
         break
@@ -172,6 +235,66 @@ export class ChainIndex {
       n = next
     }
     this.activateParallel()
+  }
+
+  /**
+   * Plays the client's relinking of what the last compaction kept (the
+   * 2.1.332 loader): the kept entries, in order, follow the anchor; an entry
+   * that followed the anchor follows the last kept one instead, and so does
+   * an entry after the boundary whose parent the client drops. Returns the
+   * original parents of the kept entries (empty: nothing kept, or a list the
+   * client would not use either).
+   */
+  private relink(): Map<number, number> {
+    const original = new Map<number, number>()
+    const p = this.preserved
+    const b = this.lastBoundary
+    if (!p || b < 0) return original
+    const known = (u: string | undefined) => u !== undefined && this.nodes.has(u) && (this.flags[this.nodes.get(u)!]! & DEFINED) !== 0
+    let uuids = p.uuids
+    if (!uuids) {
+      // Segment: from the tail back through the parents to the head.
+      const names: string[] = []
+      for (const [u, m] of this.nodes) names[m] = u
+      const walk: string[] = []
+      const seen = new Set<number>()
+      let n = p.tail !== undefined && known(p.tail) ? this.nodes.get(p.tail)! : -1
+      let u = p.tail
+      while (n >= 0 && !seen.has(n)) {
+        seen.add(n)
+        walk.push(u!)
+        if (u === p.head) break
+        n = this.parent[n]!
+        u = n >= 0 ? names[n] : undefined
+        if (!known(u)) n = -1
+      }
+      if (walk.at(-1) !== p.head) return original
+      uuids = walk.reverse()
+    }
+    // Like the client: a kept entry that is not there means no relinking at all.
+    if (!uuids.length || !uuids.every(known) || !known(p.anchor)) return original
+    const ids = uuids.map((u) => this.nodes.get(u)!)
+    const anchor = this.nodes.get(p.anchor!)!
+    const tail = ids.at(-1)!
+    const keptSet = new Set(ids)
+    for (const [i, n] of ids.entries()) {
+      if (!original.has(n)) original.set(n, this.parent[n]!)
+      this.parent[n] = i === 0 ? anchor : ids[i - 1]!
+      this.kept.set(uuids[i]!, i === 0 ? p.anchor! : uuids[i - 1]!)
+    }
+    this.keptAnchor = p.anchor
+    const bOrder = this.order[b]!
+    const tailUuid = uuids.at(-1)!
+    for (const [u, n] of this.nodes) {
+      if (!(this.flags[n]! & DEFINED) || keptSet.has(n)) continue
+      const par = this.parent[n]!
+      const dropped = par >= 0 && this.order[n]! > bOrder && this.flags[par]! & DEFINED && this.order[par]! < bOrder && !keptSet.has(par) && !(this.flags[n]! & BOUNDARY)
+      if (par === anchor || dropped) {
+        this.parent[n] = tail
+        this.relinked.set(u, tailUuid)
+      }
+    }
+    return original
   }
 
   /**

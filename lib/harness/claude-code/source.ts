@@ -221,6 +221,12 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   }
   // Exactly the bytes the first pass indexed, so both passes see the same lines;
   // this pass is the one that reports over-long lines (the first only noted them).
+  // Entries a compaction kept, held back until the summary they follow (bounded by what the client kept).
+  const kept: Array<{ no: number; type: string; uuid: string; obj: Obj; raw: string | undefined }> = []
+  let anchorSeen = idx.keptAnchor === undefined
+  const replayKept = async function* (): AsyncGenerator<FerryRecord> {
+    for (const k of kept.splice(0)) for (const rec of await mapEntry(em, k.no, k.type, k.uuid, k.obj, k.raw, opts, side, shared)) yield rec
+  }
   for await (const l of readLines(ctx, t.path, { source: HARNESS, endByte: ci.bytes })) {
     const start = lineStart(l.buf)
     if (start >= l.buf.length) continue
@@ -252,8 +258,20 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
       }
       continue
     }
-    for (const rec of await mapEntry(em, l.no, type, uuid, obj, raw, opts, side, shared)) yield rec
+    // What a compaction kept comes after its summary, as the client loads it (chain.ts).
+    const keptParent = idx.kept.get(uuid)
+    if (keptParent !== undefined || idx.relinked.has(uuid)) obj = { ...obj, parentUuid: keptParent ?? idx.relinked.get(uuid) }
+    if (keptParent !== undefined && !anchorSeen) {
+      kept.push({ no: l.no, type, uuid, obj: obj as Obj, raw })
+      continue
+    }
+    for (const rec of await mapEntry(em, l.no, type, uuid, obj as Obj, raw, opts, side, shared)) yield rec
+    if (uuid === idx.keptAnchor) {
+      anchorSeen = true
+      yield* replayKept()
+    }
   }
+  yield* replayKept()
   yield* em.flush()
   for (const no of ci.overlong) em.skipped('line-too-long', `over the ${ctx.maxLineBytes}-byte line cap, skipped`, no)
 
