@@ -20,7 +20,7 @@ mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
 CLIENTS=(${CLIENTS:-claude-code codex-classic opencode})
 export MOCK_STEPS="${MOCK_STEPS:-bash,par,image,bigout,agent,wait}"
 FERRY=(node "$ROOT/bin/ferry.js")
-CANDIDATES=("@user:FERRY-PROBE" "@user:FERRY-AFTER-ONE" "@user:FERRY-AFTER-TWO" "@result:ferry-probe" "@result:ferry-par-one" "@result:ferry-par-two" "[image]" "FERRY-SUBAGENT-DONE" "FERRY-SUMMARY" "@assistant:FERRY-DONE" "@assistant:FERRY-RESUMED")
+CANDIDATES=("@user:FERRY-PROBE" "@user:FERRY-AFTER-ONE" "@user:FERRY-AFTER-TWO" "@result:ferry-probe" "@result:ferry-par-one" "@result:ferry-par-two" "@image:" "FERRY-SUBAGENT-DONE" "FERRY-SUMMARY" "@assistant:FERRY-DONE" "@assistant:FERRY-RESUMED")
 
 harness_of() { case "$1" in codex*) echo codex ;; *) echo "$1" ;; esac; }
 

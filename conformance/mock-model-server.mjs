@@ -87,6 +87,13 @@ function flattenContent(c) {
   return String(c);
 }
 
+/** How many real image parts a tool result holds (a text "[image]" placeholder is not one). */
+function imageCount(c) {
+  if (!Array.isArray(c)) return 0;
+  return c.filter((p) => p && (p.type === 'image' || p.type === 'input_image' || p.type === 'image_url')).length;
+}
+const withImages = (c) => (imageCount(c) ? { images: imageCount(c) } : {});
+
 function parseMaybeJson(s) {
   if (typeof s !== 'string') return s;
   try { return JSON.parse(s); } catch { return s; }
@@ -116,7 +123,7 @@ export function normalize(api, body, { system = false } = {}) {
           case 'tool_use': case 'server_tool_use':
             items.push({ role: m.role, kind: 'tool_use', name: b.name, id: b.id, input: b.input, msg: mi }); break;
           case 'tool_result':
-            items.push({ role: 'tool', kind: 'tool_result', id: b.tool_use_id, text: flattenContent(b.content), ...(b.is_error ? { is_error: true } : {}), msg: mi }); break;
+            items.push({ role: 'tool', kind: 'tool_result', id: b.tool_use_id, text: flattenContent(b.content), ...withImages(b.content), ...(b.is_error ? { is_error: true } : {}), msg: mi }); break;
           default: items.push({ role: m.role, kind: b.type || 'unknown', text: flattenContent(b), msg: mi });
         }
       }
@@ -153,7 +160,7 @@ export function normalize(api, body, { system = false } = {}) {
         case 'local_shell_call':
           items.push({ role: 'assistant', kind: 'tool_use', name: 'local_shell', id: it.call_id, input: it.action, msg: mi }); break;
         case 'function_call_output': case 'custom_tool_call_output': case 'local_shell_call_output': case 'tool_search_output':
-          items.push({ role: 'tool', kind: 'tool_result', id: it.call_id, text: flattenContent(it.output), msg: mi }); break;
+          items.push({ role: 'tool', kind: 'tool_result', id: it.call_id, text: flattenContent(it.output), ...withImages(it.output), msg: mi }); break;
         case 'additional_tools':
           if (system) items.push({ role: it.role || 'developer', kind: 'tools', text: (it.tools || []).flatMap((t) => t.type === 'namespace' ? (t.tools || []).map((x) => `${t.name}.${x.name}`) : [t.name]).join(','), msg: mi });
           break;
@@ -164,7 +171,7 @@ export function normalize(api, body, { system = false } = {}) {
   } else if (api === 'chat') {
     (body.messages || []).forEach((m, mi) => {
       if (m.role === 'system' && !system) return;
-      if (m.role === 'tool') { items.push({ role: 'tool', kind: 'tool_result', id: m.tool_call_id, text: flattenContent(m.content), msg: mi }); return; }
+      if (m.role === 'tool') { items.push({ role: 'tool', kind: 'tool_result', id: m.tool_call_id, text: flattenContent(m.content), ...withImages(m.content), msg: mi }); return; }
       const r = m.reasoning_content ?? m.reasoning;
       if (r) items.push({ role: m.role, kind: 'thinking', text: flattenContent(r), msg: mi });
       const parts = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content || [];
@@ -358,7 +365,8 @@ export function decide(api, body, cfg) {
   }
   {
     const lastUser = items.filter((x) => x.role === 'user' && x.kind === 'text').pop();
-    if (lastUser && /CONTEXT CHECKPOINT COMPACTION|create a detailed summary|Do not mention the summary process|summary of the conversation|summarize the conversation|Provide a detailed prompt for continuing|<summary>/i.test(lastUser.text || '') && items.some((x) => x.role === 'assistant')) {
+    if (lastUser && /CONTEXT CHECKPOINT COMPACTION|create a detailed summary|Do not mention the summary process|summary of the conversation|summarize the conversation|Provide a detailed prompt for continuing|<summary>/i.test(lastUser.text || '') && (items.some((x) => x.role === 'assistant') || /<conversation>[\s\S]*<\/conversation>/.test(lastUser.text || ''))) {
+      // (OpenCode 1.18.33 sends the whole conversation as one user message inside <conversation> tags.)
       return { step: 'summary', text: `<summary>${MARK_SUMMARY}: the user ran the ferry probe steps (parallel echo, image read, subagent).</summary>` };
     }
   }
