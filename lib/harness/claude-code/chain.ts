@@ -195,7 +195,7 @@ export class ChainIndex {
       fl |= BOUNDARY
       const lp = str(f.logicalParentUuid)
       if (lp && lp !== uuid) this.logical.set(n, this.node(lp))
-      if (!allowSidechain || !(fl & SIDECHAIN)) {
+      if (allowSidechain || !(fl & SIDECHAIN)) {
         this.lastBoundary = n
         this.preserved = preservedOf(line)
       }

@@ -48,3 +48,25 @@ t.test('the scanner reads top-level scalars and rejects what is not one object',
   t.equal(scanTop(Buffer.from('[1,2]'), keys), null)
   t.equal(scanTop(Buffer.from('{"a":1} trailing'), keys), null)
 })
+
+t.test('a compaction that kept entries: relinked after the anchor, as the client loads it', async (t) => {
+  const boundary = (kept: object) => L({ type: 'system', subtype: 'compact_boundary', uuid: 'k', parentUuid: null, logicalParentUuid: 'b2', compactMetadata: { trigger: 'manual', ...kept } })
+  // a → b1 → b2 kept; s = summary (anchor); c follows the anchor; d's parent (a) is dropped by the client.
+  const lines = (kept: object) => [e('a', null), e('b1', 'a'), e('b2', 'b1'), boundary(kept), e('s', 'k'), e('c', 's'), e('d', 'a')]
+  for (const [name, kept] of Object.entries({
+    segment: { preservedSegment: { headUuid: 'b1', anchorUuid: 's', tailUuid: 'b2' } },
+    list: { preservedMessages: { anchorUuid: 's', uuids: ['b1', 'b2'] } },
+  })) {
+    const idx = index(lines(kept))
+    t.same([...idx.kept], [['b1', 's'], ['b2', 'b1']], `${name}: the kept entries follow the anchor, in order`)
+    t.equal(idx.keptAnchor, 's')
+    t.same([...idx.relinked].sort(), [['c', 'b2'], ['d', 'b2']], `${name}: what followed the anchor, or a dropped entry, follows the last kept one`)
+    for (const u of ['a', 'b1', 'b2', 'k', 's', 'd']) t.ok(idx.isActive(u), `${name}: ${u} on the branch (the dropped turn a before the boundary)`)
+    t.notOk(idx.isActive('c'), `${name}: c is a side branch once d is the leaf`)
+  }
+  const broken = index(lines({ preservedSegment: { headUuid: 'zz', anchorUuid: 's', tailUuid: 'b2' } }))
+  t.equal(broken.kept.size, 0, 'a segment whose walk never meets its head: nothing relinked')
+  const later = index([...lines({ preservedMessages: { anchorUuid: 's', uuids: ['b1', 'b2'] } }), L({ type: 'system', subtype: 'compact_boundary', uuid: 'k2', parentUuid: null, logicalParentUuid: 'd' }), e('f', 'k2')])
+  t.equal(later.kept.size, 0, 'only the last boundary counts: a later plain one keeps nothing')
+  t.ok(['a', 'd', 'k2', 'f'].every((u) => later.isActive(u)), 'and the walk follows the plain links')
+})
