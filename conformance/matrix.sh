@@ -11,13 +11,14 @@
 # resumes its own session (after a compaction a client sends only what its compaction kept: the
 # conversion must carry exactly that, no less). Every run stays inside the loopback-only namespace
 # (lib/netns-run.sh); nothing here starts a client any other way.
-# Env: COMPACT (default 1; empty: no compaction, so every step stays in the resumed history), MOCK_STEPS (default bash,par,image,bigout,agent,wait), CLIENTS (default: claude-code codex-classic opencode).
+# Env: COMPACT (default 1; empty: no compaction, so every step stays in the resumed history), MOCK_STEPS (default bash,par,image,bigout,agent,wait), CLIENTS (default: claude-code codex-classic opencode), TARGETS (clients converted into; default CLIENTS), CODEX_PROVIDER (openai: remote compaction, its summary encrypted; any other id, e.g. ferrymock: Codex compacts locally and keeps the summary as text).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 OUT="${1:-$(mktemp -d "${TMPDIR:-/tmp}/ferry-conformance.XXXXXX")}"
 mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
 CLIENTS=(${CLIENTS:-claude-code codex-classic opencode})
+TARGETS=(${TARGETS:-${CLIENTS[@]}})
 export MOCK_STEPS="${MOCK_STEPS:-bash,par,image,bigout,agent,wait}"
 FERRY=(node "$ROOT/bin/ferry.js")
 CANDIDATES=("@user:FERRY-PROBE" "@user:FERRY-AFTER-ONE" "@user:FERRY-AFTER-TWO" "@result:ferry-probe" "@result:ferry-par-one" "@result:ferry-par-two" "@image:" "FERRY-SUBAGENT-DONE" "FERRY-SUMMARY" "@assistant:FERRY-DONE" "@assistant:FERRY-RESUMED")
@@ -39,7 +40,7 @@ for s in "${CLIENTS[@]}"; do
   for c in "${CANDIDATES[@]}"; do grep '^found' "$OUT/self-$s.txt" | grep -qF -- " $c" && exp+=("$c"); done
   EXPECT[$s]="${#exp[@]}"
   row="$s ($sid) self: $(tail -1 "$OUT/self-$s.txt")"
-  for tc in "${CLIENTS[@]}"; do
+  for tc in "${TARGETS[@]}"; do
     [ "$(harness_of "$s")" = "$(harness_of "$tc")" ] && continue
     d="$OUT/conv/$s-to-$tc"; rm -rf "$d"; mkdir -p "$d"
     cp -a "$OUT/gen/$s/home" "$d/home"
