@@ -36,7 +36,7 @@ function resultString(content: string | ResultPart[]): string {
   if (typeof content === 'string') return content
   return content.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? `[image: ${p.mime ?? 'image'}${p.data ? `, ${Math.floor((p.data.length * 3) / 4)} bytes` : ''} — not kept in Cursor's format]` : '')).join('')
 }
-import { TRANSCRIPT_FORMAT } from './transcript.js'
+import { NO_OUTPUT_X, TRANSCRIPT_FORMAT } from './transcript.js'
 
 export type StoreChoice = 'auto' | 'transcript' | 'chat' | 'both' | 'ide'
 
@@ -112,6 +112,11 @@ class CursorWriter implements SessionWriter {
     this.recs.push(rec)
   }
 
+  /** A result ferry's reader made because Cursor's transcript keeps none: not written back into a transcript. */
+  private madeByReader(r: FerryRecord): boolean {
+    return sourceHarness(this.header) === 'cursor' && r.kind === 'message' && r.x?.[NO_OUTPUT_X] === true
+  }
+
   private ownsNative(r: FerryRecord, format: string): r is FerryRecord & { native: { raw: string } } {
     const n = (r as { native?: { format?: string; raw?: unknown } }).native
     return sourceHarness(this.header) === 'cursor' && n?.format === format && typeof n.raw === 'string'
@@ -123,7 +128,7 @@ class CursorWriter implements SessionWriter {
     if (!isSafeComponent(id)) throw new FerryError(`refusing unsafe Cursor session id ${JSON.stringify(id)}`, { code: 'unsafe-path' })
     const source = sourceHarness(h)
     const choice = this.opts.store ?? 'auto'
-    const transcriptNative = this.recs.length > 0 && this.recs.every((r) => r.kind !== 'message' || this.ownsNative(r, TRANSCRIPT_FORMAT))
+    const transcriptNative = this.recs.length > 0 && this.recs.every((r) => r.kind !== 'message' || this.ownsNative(r, TRANSCRIPT_FORMAT) || this.madeByReader(r))
     const parentDir = h.parent ? this.parents.get(h.parent.sid) : undefined
     const wantChat = !parentDir && (choice === 'chat' || choice === 'both' || (choice === 'auto' && !(source === 'cursor' && transcriptNative)))
     const wantTranscript = choice !== 'chat'
@@ -134,6 +139,7 @@ class CursorWriter implements SessionWriter {
     const force = this.opts.force ?? false
     const lines: string[] = []
     for (const [i, r] of this.recs.entries()) {
+      if (this.madeByReader(r)) continue
       if (this.ownsNative(r, TRANSCRIPT_FORMAT)) lines.push(r.native.raw)
       else if (r.kind === 'boundary' && r.type === 'compaction') {
         // Cursor's transcript has no compaction record: the summary (or a note that there is no

@@ -14,7 +14,7 @@ import type { ReadOptions, SessionInfo } from '../types.js'
 import { readChatStore } from './chatstore.js'
 import { infoOf, scan, type CursorInfo } from './discover.js'
 import { nestedDir } from './paths.js'
-import { transcriptItems, type Item } from './transcript.js'
+import { NO_OUTPUT_X, transcriptItems, type Item } from './transcript.js'
 import { readComposer } from './vscdb.js'
 
 interface Emit {
@@ -39,6 +39,7 @@ function* itemRecord(e: Emit, it: Item, native: boolean): Generator<FerryRecord>
     m.context_kind = it.context
   }
   if (it.model) m.model = it.model
+  if (it.noOutput) m.x = { [NO_OUTPUT_X]: true }
   if (it.usage) m.usage = { ...it.usage, scope: 'message' }
   yield m
 }
