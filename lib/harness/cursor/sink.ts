@@ -117,6 +117,20 @@ class CursorWriter implements SessionWriter {
     return sourceHarness(this.header) === 'cursor' && r.kind === 'message' && r.x?.[NO_OUTPUT_X] === true
   }
 
+  /**
+   * Neither Cursor store has a compaction record: the summary (or a note that there is no
+   * readable one) becomes a visible user turn, unless the summary message itself follows.
+   */
+  private compactionNote(i: number): string | null {
+    const r = this.recs[i]!
+    if (r.kind !== 'boundary') return null
+    const next = this.recs.slice(i + 1).find((x) => x.kind === 'message')
+    if (next?.kind === 'message' && next.context === true && next.context_kind === 'summary') return null
+    return r.summary?.trim()
+      ? `[The conversation was compacted here. Summary of the earlier part:]\n${r.summary}`
+      : '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
+  }
+
   private ownsNative(r: FerryRecord, format: string): r is FerryRecord & { native: { raw: string } } {
     const n = (r as { native?: { format?: string; raw?: unknown } }).native
     return sourceHarness(this.header) === 'cursor' && n?.format === format && typeof n.raw === 'string'
@@ -142,16 +156,8 @@ class CursorWriter implements SessionWriter {
       if (this.madeByReader(r)) continue
       if (this.ownsNative(r, TRANSCRIPT_FORMAT)) lines.push(r.native.raw)
       else if (r.kind === 'boundary' && r.type === 'compaction') {
-        // Cursor's transcript has no compaction record: the summary (or a note that there is no
-        // readable one) becomes a visible user turn, unless the summary message itself follows.
-        const next = this.recs.slice(i + 1).find((x) => x.kind === 'message')
-        const summaryFollows = next?.kind === 'message' && next.context === true && next.context_kind === 'summary'
-        if (!summaryFollows) {
-          const text = r.summary?.trim()
-            ? `[The conversation was compacted here. Summary of the earlier part:]\n${r.summary}`
-            : '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
-          lines.push(JSON.stringify({ role: 'user', message: { content: [{ type: 'text', text }] } }))
-        }
+        const text = this.compactionNote(i)
+        if (text) lines.push(JSON.stringify({ role: 'user', message: { content: [{ type: 'text', text }] } }))
       } else if (r.kind === 'message' && r.role !== 'system') {
         const content = transcriptContent(r, source)
         if (content.length) lines.push(JSON.stringify({ role: r.role, message: { content } }))
@@ -216,8 +222,12 @@ class CursorWriter implements SessionWriter {
       let model: string | undefined = this.header.model
       db.transaction(() => {
         if (!this.recs.some((r) => this.ownsNative(r, CHAT_FORMAT) && r.kind === 'native')) put(Buffer.from(JSON.stringify({ role: 'system', content: 'You are a coding agent running in the Cursor CLI. (Conversation imported by ferry.)' })))
-        for (const r of this.recs) {
+        for (const [i, r] of this.recs.entries()) {
           if (this.ownsNative(r, CHAT_FORMAT)) put(Buffer.from(r.native.raw, 'utf8'))
+          else if (r.kind === 'boundary' && r.type === 'compaction') {
+            const text = this.compactionNote(i)
+            if (text) put(Buffer.from(JSON.stringify({ role: 'user', content: [{ type: 'text', text }] })))
+          }
           else if (r.kind === 'message' && r.role !== 'system') {
             if (r.model) model = r.model
             for (const b of chatBlobs(r, source)) put(Buffer.from(JSON.stringify(b)))

@@ -53,10 +53,13 @@ async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions):
   let items: AsyncIterable<Item> | Iterable<Item>
   let model = info.model
   let cwd = info.cwd
+  // The IDE's bubbles stream: a bubble's model is known once read, so the end record asks again.
+  let lateModel: () => string | undefined = () => model
   if (e.ide) {
     const r = readComposer(ctx, e.ide.db, info.id, native)
     items = r.items
     model = r.model ?? model
+    lateModel = () => r.model ?? model
     cwd ??= r.cwd
     for (const c of r.subagents) children.push({ id: c, link: { sid, kind: 'subagent', agent_id: c }, items: () => readComposer(ctx, e.ide!.db, c, native).items })
   } else if (e.chat) {
@@ -113,6 +116,7 @@ async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions):
       yield r
     }
   if (!messages) ctx.diagnostics.warn('empty-session', `cursor:${info.id} has no conversation`, { file: info.path }, 'cursor')
+  model = lateModel()
   yield { kind: 'end', sid, id: recordId(sid, 'end'), ...(model ? { model } : {}) }
   for (const c of children) {
     const csid = sessionKey('cursor', c.id)
