@@ -12,7 +12,7 @@ import { asFerryError } from '../../errors.js'
 import { recordId, sessionKey, sessionRecord, type FerryRecord, type MessageRec, type SessionLink } from '../../model.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
 import { readChatStore } from './chatstore.js'
-import { infoOf, scan, type CursorInfo } from './discover.js'
+import { ENTRY, infoOf, scan, type CursorInfo } from './discover.js'
 import { nestedDir } from './paths.js'
 import { NO_OUTPUT_X, transcriptItems, type Item } from './transcript.js'
 import { readComposer } from './vscdb.js'
@@ -46,7 +46,7 @@ function* itemRecord(e: Emit, it: Item, native: boolean): Generator<FerryRecord>
 
 async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions): AsyncGenerator<FerryRecord> {
   const native = opts.native === true
-  const e = scan(ctx).get(info.id) ?? { id: info.id, ...(info.path.endsWith('store.db') ? { chat: info.path } : { transcript: info.path }) }
+  const e = info[ENTRY] ?? scan(ctx).get(info.id) ?? { id: info.id, ...(info.path.endsWith('store.db') ? { chat: info.path } : { transcript: info.path }) }
   const sid = sessionKey('cursor', info.id)
   const out: Emit = { sid, seq: 0 }
   const children: Array<{ id: string; link: SessionLink; items: () => AsyncIterable<Item> | Iterable<Item>; model?: string }> = []

@@ -189,7 +189,8 @@ function bubbleItems(b: Record<string, any>, bid: string, native: boolean, raw: 
       const body = isObj(r) ? (typeof r.output === 'string' ? r.output : typeof r.contents === 'string' ? r.contents : JSON.stringify(r)) : typeof tf.result === 'string' ? tf.result : ''
       const rb = toolResult(call.id, body, tf.status === 'error' || (isObj(r) && typeof r.exitCode === 'number' && r.exitCode !== 0), call.id)
       if (isObj(r) && typeof r.exitCode === 'number') rb.exit_code = r.exitCode
-      rb.structured = r
+      // `{output, exitCode}` is the content and exit code already; anything more is kept whole.
+      if (isObj(r) ? Object.keys(r).some((k) => k !== 'output' && k !== 'exitCode') : r !== undefined && typeof tf.result !== 'string') rb.structured = r
       result = { loc: `${bid}#result`, kind: 'message', role: 'user', ts, blocks: [rb] }
     }
   }
