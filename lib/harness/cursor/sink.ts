@@ -124,11 +124,45 @@ class CursorWriter implements SessionWriter {
   private compactionNote(i: number): string | null {
     const r = this.recs[i]!
     if (r.kind !== 'boundary') return null
-    const next = this.recs.slice(i + 1).find((x) => x.kind === 'message')
-    if (next?.kind === 'message' && next.context === true && next.context_kind === 'summary') return null
+    const at = this.recs.findIndex((x, k) => k > i && x.kind === 'message')
+    if (at >= 0 && this.summaries().get(at) === 'wrap') return null
     return r.summary?.trim()
       ? `[The conversation was compacted here. Summary of the earlier part:]\n${r.summary}`
       : '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
+  }
+
+  private plan: Map<number, 'wrap' | 'drop'> | null = null
+
+  /**
+   * What becomes of each summary-context message: the summary itself is written inside
+   * `<conversation_summary>` (so it reads back as context); history another agent's compaction
+   * kept besides its summary (Codex's replacement history: earlier prompts again) is dropped,
+   * since Cursor keeps every turn and has no compaction for it to stand in for.
+   */
+  private summaries(): Map<number, 'wrap' | 'drop'> {
+    if (this.plan) return this.plan
+    const plan = new Map<number, 'wrap' | 'drop'>()
+    let summary: string | null = null
+    for (const [i, r] of this.recs.entries()) {
+      if (r.kind === 'boundary' && r.type === 'compaction') summary = r.summary?.trim() || null
+      else if (r.kind === 'message') {
+        if (r.context !== true || r.context_kind !== 'summary' || this.ownsNative(r, TRANSCRIPT_FORMAT) || this.ownsNative(r, CHAT_FORMAT)) {
+          summary = null
+          continue
+        }
+        const text = r.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
+        plan.set(i, summary !== null && !text.includes(summary) ? 'drop' : 'wrap')
+      }
+    }
+    return (this.plan = plan)
+  }
+
+  /** The message as written: a summary wrapped in Cursor's summary tag. */
+  private asWritten(i: number, r: MessageRec): MessageRec | null {
+    const p = this.summaries().get(i)
+    if (p === 'drop') return null
+    if (p !== 'wrap') return r
+    return { ...r, blocks: r.blocks.map((b) => (b.type === 'text' && !/^\s*<conversation_summary>/.test(b.text) ? { ...b, text: `<conversation_summary>\n${b.text}\n</conversation_summary>` } : b)) }
   }
 
   private ownsNative(r: FerryRecord, format: string): r is FerryRecord & { native: { raw: string } } {
@@ -159,7 +193,8 @@ class CursorWriter implements SessionWriter {
         const text = this.compactionNote(i)
         if (text) lines.push(JSON.stringify({ role: 'user', message: { content: [{ type: 'text', text }] } }))
       } else if (r.kind === 'message' && r.role !== 'system') {
-        const content = transcriptContent(r, source)
+        const m = this.asWritten(i, r)
+        const content = m ? transcriptContent(m, source) : []
         if (content.length) lines.push(JSON.stringify({ role: r.role, message: { content } }))
       }
     }
@@ -230,7 +265,8 @@ class CursorWriter implements SessionWriter {
           }
           else if (r.kind === 'message' && r.role !== 'system') {
             if (r.model) model = r.model
-            for (const b of chatBlobs(r, source)) put(Buffer.from(JSON.stringify(b)))
+            const m = this.asWritten(i, r)
+            if (m) for (const b of chatBlobs(m, source)) put(Buffer.from(JSON.stringify(b)))
           }
         }
         const h = this.header
