@@ -10,6 +10,7 @@
 // (run by the workload as child processes, so their RSS is measured the same way).
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 
@@ -107,6 +108,8 @@ export default async function (b) {
   const ls = await b.ferry(`cursor ls (${composers + 1} composers, --all)`, ['--home', home, 'ls', '--harness', 'cursor', '--all', '--json'], { against: 'none', note: `header rows only; CPU ${ls0(hCpu)} s for the header loop` })
   b.report('cursor ls CPU', `ferry ls ${ls0(ls.cpuSeconds)} s, header loop ${ls0(hCpu)} s (process start included in both)`)
   b.ratio('cursor 1G: ls vs the header-row loop (CPU)', hCpu / ls.cpuSeconds, 'CPU time of iterating composerHeaders vs ferry ls (higher is better)')
+  const read = preadBytes(b.root, home)
+  if (read !== null) b.report('cursor ls: bytes read', `${(read / 2 ** 20).toFixed(2)} MiB pread by ls from a ${(statSync(dbPath).size / 2 ** 30).toFixed(2)} GiB state.vscdb (strace): header rows, not bubbles`)
   const base = await b.script('baseline loop: cursor big composer bubbles', self, ['--baseline', dbPath, cpuFile, BIG], { bytes, note: 'better-sqlite3 iterate + JSON.parse + JSON.stringify' })
   const bCpu = cpu()
   const cat = await b.ferry(`cursor cat one big composer (${(bytes / 2 ** 20).toFixed(0)} MiB)`, ['--home', home, 'cat', `cursor:${BIG}`, '--no-native'], { bytes, against: 'none' })
@@ -116,6 +119,17 @@ export default async function (b) {
   b.report('cursor cat vs baseline', `wall: ${(vs * 100).toFixed(0)}% of baseline speed; CPU: ferry ${ls0(cat.cpuSeconds)} s vs baseline ${ls0(bCpu)} s (${(cpuVs * 100).toFixed(0)}%); ${rss.toFixed(2)}x its RSS`)
   b.ratio('cursor 1G: cat one big composer', vs, 'MB/s vs the better-sqlite3 loop over the same bubble rows', { rss })
   b.ratio('cursor 1G: cat one big composer (CPU)', cpuVs, 'MB per CPU-second vs the same loop')
+}
+
+/** Bytes `ferry ls` reads with pread (SQLite's page reads), from strace; null without strace. */
+function preadBytes(root, home) {
+  const out = join(root, 'bench', 'out', `strace-cursor-${process.pid}.txt`)
+  const r = spawnSync('strace', ['-f', '-e', 'trace=pread64', '-o', out, process.execPath, join(root, 'bin', 'ferry.js'), '--home', home, 'ls', '--harness', 'cursor', '--all', '--json'], { stdio: 'ignore' })
+  if (r.error || r.status !== 0 || !existsSync(out)) return null
+  let n = 0
+  for (const m of readFileSync(out, 'utf8').matchAll(/pread64\(.*\)\s+=\s+(\d+)/g)) n += Number(m[1])
+  rmSync(out, { force: true })
+  return n
 }
 
 const ls0 = (v) => (typeof v === 'number' ? v.toFixed(2) : '?')
