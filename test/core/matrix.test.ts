@@ -58,12 +58,6 @@ t.test('every sample session survives conversion into every other harness', asyn
     t.ok(before.user.length > 0 && before.uses.length > 0, `${s.sid} has prompts and tool calls`)
     for (const to of TARGETS) {
       if (to === s.harness) continue
-      // Known gap, reported in the issue notes: a Cursor transcript's tool result is matched to
-      // its call by position, and the written sessions lose that pairing. Reported as todo.
-      if (s.harness === 'cursor') {
-        await t.test(`${s.sid} → ${to}`, { todo: 'Cursor transcript tool results lose their call ids on conversion' }, async (t) => check(t, s, to))
-        continue
-      }
       await check(t, s, to)
     }
   }

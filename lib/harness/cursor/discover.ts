@@ -24,7 +24,10 @@ export interface Entry {
   ide?: ComposerHead
 }
 
-export type CursorInfo = SessionInfo & { stores: StoreKind[] }
+/** The scanned entry behind an info, so reading it needs no second scan (and reports a busy DB once). */
+export const ENTRY = Symbol('cursor.entry')
+
+export type CursorInfo = SessionInfo & { stores: StoreKind[]; [ENTRY]?: Entry }
 
 function ls(dir: string): import('node:fs').Dirent[] {
   try {
@@ -101,7 +104,7 @@ export async function infoOf(ctx: StoreContext, e: Entry): Promise<CursorInfo | 
   if (e.ide) stores.push('ide')
   if (e.chat) stores.push('chat')
   if (e.transcript) stores.push('transcript')
-  const info: Record<string, any> = { harness: 'cursor', id: e.id, sid: `cursor:${e.id}`, stores }
+  const info: Record<string | symbol, any> = { harness: 'cursor', id: e.id, sid: `cursor:${e.id}`, stores, [ENTRY]: e }
   const set = (k: string, v: unknown) => {
     if (v !== undefined && v !== null && v !== '' && info[k] === undefined) info[k] = v
   }
@@ -258,7 +261,7 @@ function cwdFromLine(v: any, slug: string): string | undefined {
       const w = workspacePath(part.text)
       if (w && slugFor(w) === slug) return w
     }
-    if (part?.type === 'tool_call' && part.input && typeof part.input === 'object') {
+    if ((part?.type === 'tool_call' || part?.type === 'tool_use') && part.input && typeof part.input === 'object') {
       for (const value of Object.values(part.input)) {
         if (typeof value !== 'string') continue
         for (const m of value.matchAll(/(?:^|[\s'"=])(\/[^\s'"]+)/g)) {

@@ -36,7 +36,7 @@ function resultString(content: string | ResultPart[]): string {
   if (typeof content === 'string') return content
   return content.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? `[image: ${p.mime ?? 'image'}${p.data ? `, ${Math.floor((p.data.length * 3) / 4)} bytes` : ''} — not kept in Cursor's format]` : '')).join('')
 }
-import { TRANSCRIPT_FORMAT } from './transcript.js'
+import { NO_OUTPUT_X, TRANSCRIPT_FORMAT } from './transcript.js'
 
 export type StoreChoice = 'auto' | 'transcript' | 'chat' | 'both' | 'ide'
 
@@ -112,6 +112,59 @@ class CursorWriter implements SessionWriter {
     this.recs.push(rec)
   }
 
+  /** A result ferry's reader made because Cursor's transcript keeps none: not written back into a transcript. */
+  private madeByReader(r: FerryRecord): boolean {
+    return sourceHarness(this.header) === 'cursor' && r.kind === 'message' && r.x?.[NO_OUTPUT_X] === true
+  }
+
+  /**
+   * Neither Cursor store has a compaction record: the summary (or a note that there is no
+   * readable one) becomes a visible user turn, unless the summary message itself follows.
+   */
+  private compactionNote(i: number): string | null {
+    const r = this.recs[i]!
+    if (r.kind !== 'boundary') return null
+    const at = this.recs.findIndex((x, k) => k > i && x.kind === 'message')
+    if (at >= 0 && this.summaries().get(at) === 'wrap') return null
+    return r.summary?.trim()
+      ? `[The conversation was compacted here. Summary of the earlier part:]\n${r.summary}`
+      : '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
+  }
+
+  private plan: Map<number, 'wrap' | 'drop'> | null = null
+
+  /**
+   * What becomes of each summary-context message: the summary itself is written inside
+   * `<conversation_summary>` (so it reads back as context); history another agent's compaction
+   * kept besides its summary (Codex's replacement history: earlier prompts again) is dropped,
+   * since Cursor keeps every turn and has no compaction for it to stand in for.
+   */
+  private summaries(): Map<number, 'wrap' | 'drop'> {
+    if (this.plan) return this.plan
+    const plan = new Map<number, 'wrap' | 'drop'>()
+    let summary: string | null = null
+    for (const [i, r] of this.recs.entries()) {
+      if (r.kind === 'boundary' && r.type === 'compaction') summary = r.summary?.trim() || null
+      else if (r.kind === 'message') {
+        if (r.context !== true || r.context_kind !== 'summary' || this.ownsNative(r, TRANSCRIPT_FORMAT) || this.ownsNative(r, CHAT_FORMAT)) {
+          summary = null
+          continue
+        }
+        const text = r.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
+        plan.set(i, summary !== null && !text.includes(summary) ? 'drop' : 'wrap')
+      }
+    }
+    return (this.plan = plan)
+  }
+
+  /** The message as written: a summary wrapped in Cursor's summary tag. */
+  private asWritten(i: number, r: MessageRec): MessageRec | null {
+    const p = this.summaries().get(i)
+    if (p === 'drop') return null
+    if (p !== 'wrap') return r
+    return { ...r, blocks: r.blocks.map((b) => (b.type === 'text' && !/^\s*<conversation_summary>/.test(b.text) ? { ...b, text: `<conversation_summary>\n${b.text}\n</conversation_summary>` } : b)) }
+  }
+
   private ownsNative(r: FerryRecord, format: string): r is FerryRecord & { native: { raw: string } } {
     const n = (r as { native?: { format?: string; raw?: unknown } }).native
     return sourceHarness(this.header) === 'cursor' && n?.format === format && typeof n.raw === 'string'
@@ -123,7 +176,7 @@ class CursorWriter implements SessionWriter {
     if (!isSafeComponent(id)) throw new FerryError(`refusing unsafe Cursor session id ${JSON.stringify(id)}`, { code: 'unsafe-path' })
     const source = sourceHarness(h)
     const choice = this.opts.store ?? 'auto'
-    const transcriptNative = this.recs.length > 0 && this.recs.every((r) => r.kind !== 'message' || this.ownsNative(r, TRANSCRIPT_FORMAT))
+    const transcriptNative = this.recs.length > 0 && this.recs.every((r) => r.kind !== 'message' || this.ownsNative(r, TRANSCRIPT_FORMAT) || this.madeByReader(r))
     const parentDir = h.parent ? this.parents.get(h.parent.sid) : undefined
     const wantChat = !parentDir && (choice === 'chat' || choice === 'both' || (choice === 'auto' && !(source === 'cursor' && transcriptNative)))
     const wantTranscript = choice !== 'chat'
@@ -134,20 +187,14 @@ class CursorWriter implements SessionWriter {
     const force = this.opts.force ?? false
     const lines: string[] = []
     for (const [i, r] of this.recs.entries()) {
+      if (this.madeByReader(r)) continue
       if (this.ownsNative(r, TRANSCRIPT_FORMAT)) lines.push(r.native.raw)
       else if (r.kind === 'boundary' && r.type === 'compaction') {
-        // Cursor's transcript has no compaction record: the summary (or a note that there is no
-        // readable one) becomes a visible user turn, unless the summary message itself follows.
-        const next = this.recs.slice(i + 1).find((x) => x.kind === 'message')
-        const summaryFollows = next?.kind === 'message' && next.context === true && next.context_kind === 'summary'
-        if (!summaryFollows) {
-          const text = r.summary?.trim()
-            ? `[The conversation was compacted here. Summary of the earlier part:]\n${r.summary}`
-            : '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
-          lines.push(JSON.stringify({ role: 'user', message: { content: [{ type: 'text', text }] } }))
-        }
+        const text = this.compactionNote(i)
+        if (text) lines.push(JSON.stringify({ role: 'user', message: { content: [{ type: 'text', text }] } }))
       } else if (r.kind === 'message' && r.role !== 'system') {
-        const content = transcriptContent(r, source)
+        const m = this.asWritten(i, r)
+        const content = m ? transcriptContent(m, source) : []
         if (content.length) lines.push(JSON.stringify({ role: r.role, message: { content } }))
       }
     }
@@ -210,11 +257,16 @@ class CursorWriter implements SessionWriter {
       let model: string | undefined = this.header.model
       db.transaction(() => {
         if (!this.recs.some((r) => this.ownsNative(r, CHAT_FORMAT) && r.kind === 'native')) put(Buffer.from(JSON.stringify({ role: 'system', content: 'You are a coding agent running in the Cursor CLI. (Conversation imported by ferry.)' })))
-        for (const r of this.recs) {
+        for (const [i, r] of this.recs.entries()) {
           if (this.ownsNative(r, CHAT_FORMAT)) put(Buffer.from(r.native.raw, 'utf8'))
+          else if (r.kind === 'boundary' && r.type === 'compaction') {
+            const text = this.compactionNote(i)
+            if (text) put(Buffer.from(JSON.stringify({ role: 'user', content: [{ type: 'text', text }] })))
+          }
           else if (r.kind === 'message' && r.role !== 'system') {
             if (r.model) model = r.model
-            for (const b of chatBlobs(r, source)) put(Buffer.from(JSON.stringify(b)))
+            const m = this.asWritten(i, r)
+            if (m) for (const b of chatBlobs(m, source)) put(Buffer.from(JSON.stringify(b)))
           }
         }
         const h = this.header

@@ -12,9 +12,9 @@ import { asFerryError } from '../../errors.js'
 import { recordId, sessionKey, sessionRecord, type FerryRecord, type MessageRec, type SessionLink } from '../../model.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
 import { readChatStore } from './chatstore.js'
-import { infoOf, scan, type CursorInfo } from './discover.js'
+import { ENTRY, infoOf, scan, type CursorInfo } from './discover.js'
 import { nestedDir } from './paths.js'
-import { transcriptItems, type Item } from './transcript.js'
+import { NO_OUTPUT_X, transcriptItems, type Item } from './transcript.js'
 import { readComposer } from './vscdb.js'
 
 interface Emit {
@@ -39,23 +39,27 @@ function* itemRecord(e: Emit, it: Item, native: boolean): Generator<FerryRecord>
     m.context_kind = it.context
   }
   if (it.model) m.model = it.model
+  if (it.noOutput) m.x = { [NO_OUTPUT_X]: true }
   if (it.usage) m.usage = { ...it.usage, scope: 'message' }
   yield m
 }
 
 async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions): AsyncGenerator<FerryRecord> {
   const native = opts.native === true
-  const e = scan(ctx).get(info.id) ?? { id: info.id, ...(info.path.endsWith('store.db') ? { chat: info.path } : { transcript: info.path }) }
+  const e = info[ENTRY] ?? scan(ctx).get(info.id) ?? { id: info.id, ...(info.path.endsWith('store.db') ? { chat: info.path } : { transcript: info.path }) }
   const sid = sessionKey('cursor', info.id)
   const out: Emit = { sid, seq: 0 }
   const children: Array<{ id: string; link: SessionLink; items: () => AsyncIterable<Item> | Iterable<Item>; model?: string }> = []
   let items: AsyncIterable<Item> | Iterable<Item>
   let model = info.model
   let cwd = info.cwd
+  // The IDE's bubbles stream: a bubble's model is known once read, so the end record asks again.
+  let lateModel: () => string | undefined = () => model
   if (e.ide) {
     const r = readComposer(ctx, e.ide.db, info.id, native)
     items = r.items
     model = r.model ?? model
+    lateModel = () => r.model ?? model
     cwd ??= r.cwd
     for (const c of r.subagents) children.push({ id: c, link: { sid, kind: 'subagent', agent_id: c }, items: () => readComposer(ctx, e.ide!.db, c, native).items })
   } else if (e.chat) {
@@ -112,6 +116,7 @@ async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions):
       yield r
     }
   if (!messages) ctx.diagnostics.warn('empty-session', `cursor:${info.id} has no conversation`, { file: info.path }, 'cursor')
+  model = lateModel()
   yield { kind: 'end', sid, id: recordId(sid, 'end'), ...(model ? { model } : {}) }
   for (const c of children) {
     const csid = sessionKey('cursor', c.id)

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import type { StoreContext } from '../../context.js'
 import { LineReporter, parseJsonLine, readLines } from '../../io/line-file.js'
-import type { Block } from '../../model.js'
+import type { Block, ToolResultBlock } from '../../model.js'
 import { mapContent } from './blocks.js'
 import { isObj } from './text.js'
 
@@ -28,6 +28,48 @@ export interface Item {
   /** A sub-agent conversation to emit after this session (Task results with conversationSteps). */
   child?: { id: string; tool_use_id?: string; items: Item[] }
   cwd?: string
+  /** Made by the reader, not read: the results Cursor's transcript never records (never written back to a transcript). */
+  noOutput?: boolean
+}
+
+/** The `x` key marking a message the reader made for results the transcript lacks. */
+export const NO_OUTPUT_X = 'cursor.no_output'
+
+/** Said in place of the output Cursor's transcript export does not keep. */
+export const NO_OUTPUT = "[ferry] Cursor's agent transcript does not record tool output; the call ran, its output is not in the source."
+
+/**
+ * Pairs results with calls. A result without an id answers the oldest open
+ * call (Cursor's transcript lists them in call order); a call still open when
+ * any other line comes (the model speaking again, a prompt, `turn_ended`, the
+ * end) gets a result saying the transcript holds no output, so every call is
+ * answered by id in whatever harness the session goes to.
+ */
+class Pairing {
+  private open: string[] = []
+  private at = ''
+
+  /** Items to emit before `loc`'s item (which `blocks` belong to). */
+  before(loc: string, blocks: Block[] | null, mint: string): Item[] {
+    const results = blocks?.filter((b): b is ToolResultBlock => b.type === 'tool_result') ?? []
+    let out: Item[] = []
+    if (results.length) {
+      for (const r of results) {
+        if (r.tool_use_id.startsWith(mint)) r.tool_use_id = this.open.shift() ?? r.tool_use_id
+        else this.open = this.open.filter((id) => id !== r.tool_use_id)
+      }
+    } else out = this.flush()
+    for (const b of blocks ?? []) if (b.type === 'tool_use') this.open.push(b.id)
+    if (blocks?.some((b) => b.type === 'tool_use')) this.at = loc
+    return out
+  }
+
+  flush(): Item[] {
+    if (!this.open.length) return []
+    const blocks: Block[] = this.open.map((id) => ({ type: 'tool_result', tool_use_id: id, content: NO_OUTPUT, truncated: {} }))
+    this.open = []
+    return [{ loc: `${this.at}.r`, kind: 'message', role: 'user', ts: null, blocks, noOutput: true }]
+  }
 }
 
 export async function* transcriptItems(ctx: StoreContext, path: string): AsyncGenerator<Item> {
@@ -36,6 +78,7 @@ export async function* transcriptItems(ctx: StoreContext, path: string): AsyncGe
     return
   }
   const reporter = new LineReporter(ctx, 'cursor', path)
+  const pairs = new Pairing()
   for await (const line of readLines(ctx, path, { source: 'cursor' })) {
     const raw = line.buf.toString('utf8')
     if (raw.trim() === '') continue
@@ -50,11 +93,14 @@ export async function* transcriptItems(ctx: StoreContext, path: string): AsyncGe
     if ((role === 'user' || role === 'assistant') && (isObj(v.message) || v.content !== undefined)) {
       const content = isObj(v.message) ? v.message.content : v.content
       const m = mapContent(role, content, (n) => `cursor_${loc}_${n}`)
+      yield* pairs.before(loc, m.blocks, `cursor_${loc}_`)
       yield { loc, kind: 'message', role, ts: m.ts ?? null, blocks: m.blocks, ...(m.context ? { context: m.context } : {}), ...(m.cwd ? { cwd: m.cwd } : {}), native }
       continue
     }
+    yield* pairs.before(loc, null, '')
     yield { loc, kind: 'native', native_type: `cursor/${String(v.type ?? 'line')}`, native }
   }
+  yield* pairs.flush()
 }
 
 /**
@@ -82,7 +128,7 @@ export function* txtItems(text: string): Generator<Item> {
     const blocks: Block[] = []
     const results: Block[] = []
     const sections = body.split(/^(?=\[(?:Thinking|Tool call|Tool result)\])/m)
-    let lastCall = ''
+    const calls: string[] = []
     for (const s of sections) {
       const head = /^\[(Thinking|Tool call|Tool result)\]\s*(.*)\n?/.exec(s)
       if (!head) {
@@ -97,10 +143,13 @@ export function* txtItems(text: string): Generator<Item> {
           const a = /^\s+([A-Za-z_][\w-]*):\s?(.*)$/.exec(l)
           if (a) input[a[1]!] = a[2]!
         }
-        lastCall = `cursor_${loc}_${n++}`
-        blocks.push({ type: 'tool_use', id: lastCall, name: head[2]!.trim() || 'unknown', input })
-      } else results.push({ type: 'tool_result', tool_use_id: lastCall || `cursor_${loc}_${n++}`, content: rest.replace(/^\s+|\s+$/g, '') })
+        const id = `cursor_${loc}_${n++}`
+        calls.push(id)
+        blocks.push({ type: 'tool_use', id, name: head[2]!.trim() || 'unknown', input })
+        // Results follow their calls in order.
+      } else results.push({ type: 'tool_result', tool_use_id: calls.shift() ?? `cursor_${loc}_${n++}`, content: rest.replace(/^\s+|\s+$/g, '') })
     }
+    for (const id of calls) results.push({ type: 'tool_result', tool_use_id: id, content: NO_OUTPUT, truncated: {} })
     yield { loc, kind: 'message', role: 'assistant', ts: null, blocks }
     if (results.length) yield { loc: `${loc}r`, kind: 'message', role: 'user', ts: null, blocks: results }
   }

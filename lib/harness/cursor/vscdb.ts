@@ -147,7 +147,9 @@ export function* workspaceHeads(ctx: StoreContext, userDir: string, globalDb: st
 }
 
 export interface ComposerRead {
-  items: Item[]
+  /** The bubbles, read one by one as this is iterated (the DB stays open until it ends). */
+  items: Iterable<Item>
+  /** The composer's model; a bubble's own model, once iterated past, replaces it. */
   model?: string
   name?: string
   cwd?: string
@@ -187,7 +189,8 @@ function bubbleItems(b: Record<string, any>, bid: string, native: boolean, raw: 
       const body = isObj(r) ? (typeof r.output === 'string' ? r.output : typeof r.contents === 'string' ? r.contents : JSON.stringify(r)) : typeof tf.result === 'string' ? tf.result : ''
       const rb = toolResult(call.id, body, tf.status === 'error' || (isObj(r) && typeof r.exitCode === 'number' && r.exitCode !== 0), call.id)
       if (isObj(r) && typeof r.exitCode === 'number') rb.exit_code = r.exitCode
-      rb.structured = r
+      // `{output, exitCode}` is the content and exit code already; anything more is kept whole.
+      if (isObj(r) ? Object.keys(r).some((k) => k !== 'output' && k !== 'exitCode') : r !== undefined && typeof tf.result !== 'string') rb.structured = r
       result = { loc: `${bid}#result`, kind: 'message', role: 'user', ts, blocks: [rb] }
     }
   }
@@ -197,46 +200,73 @@ function bubbleItems(b: Record<string, any>, bid: string, native: boolean, raw: 
   return out
 }
 
-/** One composer's conversation, bubble by bubble. */
+/**
+ * One composer: its `composerData` row now, its bubbles lazily, one row at a
+ * time (a composer of hundreds of MB is never held whole).
+ */
 export function readComposer(ctx: StoreContext, dbPath: string, cid: string, native: boolean): ComposerRead {
+  const h = openReadOnly(dbPath, { source: 'cursor' })
+  let cd: Record<string, any>
+  try {
+    const row = withBusyRetry(dbPath, 'cursor', () => h.db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(`composerData:${cid}`)) as { value: unknown } | undefined
+    const data = row ? parseJson(text(row.value)) : undefined
+    cd = isObj(data) ? data : {}
+  } catch (err) {
+    throw dbError(err, dbPath, 'cursor')
+  } finally {
+    // The bubbles are read on a connection of their own, opened when iterated.
+    h.close()
+  }
+  const model = typeof cd.modelConfig?.modelName === 'string' && cd.modelConfig.modelName !== 'default' ? cd.modelConfig.modelName : undefined
+  const cwd = cwdOf(cd)
+  const out: ComposerRead = {
+    items: [],
+    ...(model ? { model } : {}),
+    ...(typeof cd.name === 'string' && cd.name ? { name: cd.name } : {}),
+    ...(cwd ? { cwd } : {}),
+    subagents: Array.isArray(cd.subagentComposerIds) ? cd.subagentComposerIds.filter((x: unknown): x is string => typeof x === 'string') : [],
+  }
+  out.items = bubbles(ctx, dbPath, cid, cd, native, (m) => (out.model = m))
+  return out
+}
+
+function* bubbles(ctx: StoreContext, dbPath: string, cid: string, cd: Record<string, any>, native: boolean, onModel: (m: string) => void): Generator<Item> {
   const h = openReadOnly(dbPath, { source: 'cursor' })
   try {
     const get = h.db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?')
-    const row = withBusyRetry(dbPath, 'cursor', () => get.get(`composerData:${cid}`)) as { value: unknown } | undefined
-    const data = row ? parseJson(text(row.value)) : undefined
-    const cd = isObj(data) ? data : {}
-    const items: Item[] = []
-    let model: string | undefined = typeof cd.modelConfig?.modelName === 'string' && cd.modelConfig.modelName !== 'default' ? cd.modelConfig.modelName : undefined
-    const push = (bid: string, raw: string) => {
+    const items = function* (bid: string, raw: string): Generator<Item> {
       const b = parseJson(raw)
       if (!isObj(b)) {
         ctx.diagnostics.warn('bad-row', 'bubble is not a JSON object; skipped', { file: dbPath, row: `cursorDiskKV bubbleId:${cid}:${bid}` }, 'cursor')
         return
       }
       for (const it of bubbleItems(b, bid, native, raw, cid)) {
-        if (it.model) model = it.model
-        items.push(it)
+        if (it.model) onModel(it.model)
+        yield it
       }
     }
-    try {
-      const heads = Array.isArray(cd.fullConversationHeadersOnly) ? cd.fullConversationHeadersOnly : null
-      if (heads) {
+    const heads = Array.isArray(cd.fullConversationHeadersOnly) ? cd.fullConversationHeadersOnly : null
+    let rows: Iterable<[string, string]>
+    if (heads)
+      rows = (function* () {
         for (const hd of heads) {
           if (!isObj(hd) || typeof hd.bubbleId !== 'string') continue
-          const r = get.get(`bubbleId:${cid}:${hd.bubbleId}`) as { value: unknown } | undefined
-          if (r) push(hd.bubbleId, text(r.value))
+          const r = withBusyRetry(dbPath, 'cursor', () => get.get(`bubbleId:${cid}:${hd.bubbleId}`)) as { value: unknown } | undefined
+          if (r) yield [hd.bubbleId, text(r.value)] as [string, string]
         }
-      } else if (Array.isArray(cd.conversation)) {
-        for (const b of cd.conversation) if (isObj(b)) push(String(b.bubbleId ?? items.length), JSON.stringify(b))
-      } else {
-        const lo = `bubbleId:${cid}:`
-        for (const r of h.db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY rowid').iterate(lo, `bubbleId:${cid};`) as Iterable<{ key: string; value: unknown }>) push(r.key.slice(lo.length), text(r.value))
-      }
+      })()
+    else if (Array.isArray(cd.conversation)) rows = cd.conversation.filter(isObj).map((b: Record<string, any>, i: number) => [String(b.bubbleId ?? i), JSON.stringify(b)] as [string, string])
+    else {
+      const lo = `bubbleId:${cid}:`
+      rows = (function* () {
+        for (const r of h.db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY rowid').iterate(lo, `bubbleId:${cid};`) as Iterable<{ key: string; value: unknown }>) yield [r.key.slice(lo.length), text(r.value)] as [string, string]
+      })()
+    }
+    try {
+      for (const [bid, raw] of rows) yield* items(bid, raw)
     } catch (err) {
       throw dbError(err, dbPath, 'cursor')
     }
-    const cwd = cwdOf(cd)
-    return { items, ...(model ? { model } : {}), ...(typeof cd.name === 'string' && cd.name ? { name: cd.name } : {}), ...(cwd ? { cwd } : {}), subagents: Array.isArray(cd.subagentComposerIds) ? cd.subagentComposerIds.filter((x: unknown): x is string => typeof x === 'string') : [] }
   } finally {
     h.close()
   }

@@ -170,3 +170,90 @@ t.test('a transcript names no cwd: it comes from evidence that round-trips throu
   const cwd = Object.fromEntries(r.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((s) => [s.id.slice(-1), s.cwd]))
   t.same(cwd, { '1': '/home/me/my-app', '2': real, '3': undefined })
 })
+
+t.test('transcript tool results: paired with their calls by id, and a call the transcript never answers says so', async (t) => {
+  const { mkdirSync, writeFileSync } = await import('node:fs')
+  const home = join(tempDir(t, 'ferry-cursor-pair-'), 'home')
+  const id = '22222222-0000-4000-8000-000000000001'
+  const dir = join(home, '.cursor', 'projects', 'home-dev-demo-app', 'agent-transcripts', id)
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, `${id}.jsonl`)
+  const src =
+    [
+      { role: 'user', message: { content: [{ type: 'text', text: '<user_query>\nrun both\n</user_query>' }] } },
+      { role: 'assistant', message: { content: [{ type: 'tool_use', name: 'Shell', input: { command: 'echo one' } }, { type: 'tool_use', name: 'Read', input: { path: '/home/dev/demo-app/a' } }] } },
+      // Results without ids answer the open calls in call order.
+      { role: 'user', message: { content: [{ type: 'tool_result', content: 'one' }, { type: 'tool_result', content: 'contents of a' }] } },
+      // Cursor's transcript usually records no result at all.
+      { role: 'assistant', message: { content: [{ type: 'tool_call', toolName: 'Glob', input: { glob_pattern: '*' } }] } },
+      { role: 'assistant', message: { content: [{ type: 'text', text: 'Done.' }] } },
+      { type: 'turn_ended', status: 'success' },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n') + '\n'
+  writeFileSync(file, src)
+  const read = async () => {
+    const cat = await ferry(['--home', home, 'cat', `cursor:${id}`, '--no-native'], { env: ENV })
+    t.equal(cat.code, 0, cat.stderr)
+    return lines(cat.stdout).filter((r) => r.kind === 'message')
+  }
+  const msgs = await read()
+  const uses = msgs.flatMap((m) => m.blocks.filter((b: any) => b.type === 'tool_use'))
+  const results = msgs.flatMap((m) => m.blocks.filter((b: any) => b.type === 'tool_result'))
+  t.same(uses.map((u: any) => u.id), ['cursor_L2_0', 'cursor_L2_1', 'cursor_L4_0'], 'ids minted from the line')
+  t.same(results.map((r: any) => [r.tool_use_id, r.content]).slice(0, 2), [['cursor_L2_0', 'one'], ['cursor_L2_1', 'contents of a']], 'id-less results answer the calls in order')
+  const none = msgs.find((m) => m.x?.['cursor.no_output'])
+  t.match(none, { role: 'user', id: `cursor:${id}:L4.r`, blocks: [{ type: 'tool_result', tool_use_id: 'cursor_L4_0', truncated: {} }] }, 'the unanswered call gets a marked result')
+  t.match(none.blocks[0].content, /does not record tool output/)
+  t.ok(msgs.indexOf(none) < msgs.findIndex((m) => m.blocks.some((b: any) => b.text === 'Done.')), 'before the model speaks again')
+  t.same((await read()).map((m) => m.id), msgs.map((m) => m.id), 'the same ids on every read')
+  // Into another agent: every call answered by its own id.
+  const out = tempDir(t)
+  const w = await ferry(['--home', home, 'convert', `cursor:${id}`, '--to', 'claude-code', '--out', out, '--json'], { env: ENV })
+  t.equal(w.code, 0, w.stderr)
+  const back = lines((await ferry(['cat', lines(w.stdout)[0].path, '--no-native'], { env: ENV })).stdout).filter((r) => r.kind === 'message')
+  const bu = back.flatMap((m) => m.blocks.filter((b: any) => b.type === 'tool_use').map((b: any) => b.id)).sort()
+  const br = back.flatMap((m) => m.blocks.filter((b: any) => b.type === 'tool_result').map((b: any) => b.tool_use_id)).sort()
+  t.same(br, bu, 'claude-code: every call answered, no orphan result')
+  // Back into Cursor's transcript: byte for byte, the made-up result left out.
+  const again = join(tempDir(t), 'dot-cursor')
+  const c = await ferry(['--home', home, 'convert', `cursor:${id}`, '--to', 'cursor', '--out', again], { env: ENV })
+  t.equal(c.code, 0, c.stderr)
+  t.equal(readFileSync(join(again, 'projects', 'home-dev-demo-app', 'agent-transcripts', id, `${id}.jsonl`), 'utf8'), src, 'same-store round trip is byte-identical')
+  t.notOk(existsSyncOf(join(again, 'chats')), 'auto: a transcript goes back as a transcript only')
+})
+
+function existsSyncOf(p: string): boolean {
+  try {
+    lstatSync(p)
+    return true
+  } catch {
+    return false
+  }
+}
+
+t.test('the editor writing its state.vscdb (exclusive lock): retried, then one clear error; the other stores still listed; no side file', async (t) => {
+  const home = build(t)
+  const g = join(home, '.config/Cursor/User/globalStorage')
+  // Cursor keeps state.vscdb in rollback-journal mode; a writer in exclusive locking mode holds it.
+  const script = `const D=require(${JSON.stringify(join(ROOT, 'node_modules/better-sqlite3'))});const d=new D(process.argv[1]);d.pragma('locking_mode=EXCLUSIVE');d.pragma('journal_mode=MEMORY');d.prepare('BEGIN EXCLUSIVE').run();d.prepare("INSERT INTO ItemTable VALUES ('k','v')").run();process.stdout.write('ready\\n');setInterval(()=>{},1000)`
+  const holder = spawn(process.execPath, ['-e', script, join(g, 'state.vscdb')], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => { holder.kill() })
+  await new Promise<void>((res) => holder.stdout!.once('data', () => res()))
+  const before = snapshot(home)
+  const ls = await ferry(['--home', home, 'ls', '--harness', 'cursor', '--json'], { env: ENV })
+  t.not(ls.code, 0, 'a store that could not be read is an error')
+  // --json: each diagnostic is one JSON line.
+  const errs = ls.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l).error)
+  t.equal(errs.length, 1, `one error: ${ls.stderr}`)
+  t.match(errs[0], { code: 'db-error', source: 'cursor', file: join(g, 'state.vscdb'), message: /database is busy/ }, 'names the code and the file')
+  t.notMatch(ls.stderr, /\n\s+at /, 'no stack trace')
+  t.same(lines(ls.stdout).map((r) => r.id).sort(), [IDS.nested, IDS.flat, IDS.txt, IDS.both, IDS.xdg, IDS.ide].sort(), 'every session of the other stores is still listed')
+  const cat = await ferry(['--home', home, 'cat', `cursor:${IDS.xdg}`, '--no-native'], { env: ENV })
+  t.ok(lines(cat.stdout).some((r) => r.kind === 'message' && r.role === 'assistant'), 'a chat-store session still reads')
+  const catErrs = cat.stderr.split('\n').filter((l) => /error: /.test(l))
+  t.equal(catErrs.length, 1, `the busy DB is reported once per run: ${cat.stderr}`)
+  t.match(catErrs[0], /cursor:db-error: .*state\.vscdb: database is busy/, 'one line: code, file, what to do')
+  t.same(readdirSync(g), ['state.vscdb'], 'no -journal, -wal or -shm created')
+  t.same(snapshot(home), before, 'nothing changed')
+})
