@@ -34,7 +34,8 @@ import {
 } from '../../model.js'
 import { FerryError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
-import { columns, dbError, openReadOnly } from '../../io/sqlite-readonly.js'
+import { columns, dbError } from '../../io/sqlite-readonly.js'
+import { borrow } from './handles.js'
 import type { OptionsOf, ReadOptions, SessionInfo } from '../types.js'
 import { iso, titleSource } from './discover.js'
 import { knownMigration } from './schema.js'
@@ -613,14 +614,14 @@ function checkLedger(ctx: StoreContext, db: Database.Database, dbPath: string): 
 export function readSession(ctx: StoreContext, info: SessionInfo, opts: ZCodeReadOptions = {}): Readable {
   const dbPath = info.locator.db ?? info.path
   async function* gen(): AsyncGenerator<FerryRecord> {
-    const h = openReadOnly(dbPath, { source: 'zcode' })
+    const { h, release } = borrow(dbPath)
     try {
       checkLedger(ctx, h.db, dbPath)
       yield* sessionRecords(ctx, h.db, dbPath, info.id, opts, new Set())
     } catch (err) {
       throw dbError(err, dbPath, 'zcode')
     } finally {
-      h.close()
+      release()
     }
   }
   return Readable.from(gen(), { objectMode: true, highWaterMark: 64 })

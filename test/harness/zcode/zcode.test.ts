@@ -479,3 +479,19 @@ t.test('artifacts: images named zcode-artifact:// are read from cli/artifacts/, 
   t.match(img.ref, { url: `zcode-artifact://${REWOUND_ID}/${SHOT_ID}` })
   t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'side-file', source: 'zcode', message: /outside the artifacts directory/, position: { row: /^part:/ } }])
 })
+
+t.test('one connection lent across sessions is never stale: a change to the database between reads is seen', async (t) => {
+  const { home, db } = rewoundHome(t)
+  const first = conversation(await read(ctxFor(home), REWOUND_ID))
+  t.ok(first.answers.includes('Hier ist das Änderungsprotokoll.'))
+  // Another program changes a row (and closes, so -wal/-shm are gone again, as after ZCode quits).
+  const w = new Database(db)
+  w.prepare(`UPDATE part SET data = json_set(data, '$.text', 'Geändert.') WHERE json_extract(data, '$.text') = 'Hier ist das Änderungsprotokoll.'`).run()
+  w.close()
+  t.notOk(existsSync(db + '-wal'), 'closed: no -wal left')
+  const again = conversation(await read(ctxFor(home), REWOUND_ID))
+  t.ok(again.answers.includes('Geändert.'), 'the second read sees the change')
+  // Two readers at once each get a connection of their own.
+  const both = await Promise.all([read(ctxFor(home), REWOUND_ID), read(ctxFor(home), REWOUND_ID)])
+  t.same(conversation(both[0]), conversation(both[1]))
+})
