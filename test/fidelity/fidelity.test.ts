@@ -146,8 +146,6 @@ function checkPair(t: Tap.Test, from: string, to: string, all: Rec[]): void {
  * written. Their assertions still run and are reported as todo, so a fix shows up at once.
  */
 const KNOWN_GAPS: Record<string, string> = {
-  'opencode→zcode': 'the last pre-compaction answer lands after the compact-summary message',
-  'remote→zcode': 'the ZCode writer does not yet turn a summary-less boundary into a visible note',
 }
 const gap = (key: string) => (KNOWN_GAPS[key] ? { todo: KNOWN_GAPS[key] } : {})
 

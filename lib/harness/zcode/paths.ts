@@ -15,7 +15,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { StoreContext } from '../../context.js'
 
-export const ENV_VARS = ['ZCODE_DATA_BASE_DIR', 'ZCODE_DESKTOP_HOME_DIR', 'ZCODE_SESSION_DB_PATH', 'ZCODE_SESSION_DB'] as const
+// ZCODE_STORAGE_DIR moves the artifact store only (lib/harness/zcode/artifacts.ts).
+export const ENV_VARS = ['ZCODE_DATA_BASE_DIR', 'ZCODE_DESKTOP_HOME_DIR', 'ZCODE_SESSION_DB_PATH', 'ZCODE_SESSION_DB', 'ZCODE_STORAGE_DIR'] as const
 
 function env(ctx: StoreContext, name: string): string | undefined {
   const v = ctx.env[name]?.trim()
@@ -74,7 +75,7 @@ export function databases(ctx: StoreContext): string[] {
   const out: string[] = []
   const primary = primaryDb(ctx)
   if (existsSync(primary)) out.push(primary)
-  const moved = ctx.roots.zcode || ENV_VARS.some((v) => env(ctx, v))
+  const moved = ctx.roots.zcode || ENV_VARS.some((v) => v !== 'ZCODE_STORAGE_DIR' && env(ctx, v))
   if (!moved) {
     const legacy = join(ctx.home, '.social-harness', 'v1', 'cli', 'db', 'db.sqlite')
     if (legacy !== primary && existsSync(legacy)) out.push(legacy)

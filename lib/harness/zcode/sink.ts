@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { Writable } from 'node:stream'
 import Database from 'better-sqlite3'
-import { resultText, sourceHarness, type Block, type EndRec, type FerryRecord, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock } from '../../model.js'
+import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock } from '../../model.js'
 import { ExistsError, FerryError, UsageError, errorMessage } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import { isBusy, openReadOnly } from '../../io/sqlite-readonly.js'
@@ -39,6 +39,8 @@ type Row = Record<string, unknown>
 /** The ZCode CLI version written into converted sessions (the one the format notes were read against). */
 export const TARGET_VERSION = '0.16.9'
 export const BUSY_TIMEOUT_MS = 5000
+/** What a compaction with no summary leaves in the written history. */
+export const COMPACTED_NOTE = '[ferry] The conversation was compacted here and the source kept no summary of it; the turns before this point are kept above.'
 
 export type ZCodeWriteOptions = WriteOptions & { provider?: string; model?: string; busyTimeout?: number }
 
@@ -145,6 +147,8 @@ class ZCodeWriter implements SessionWriter {
   private readonly model: string
   private readonly provider: string
   private sessionRow: Row | null = null
+  /** A compaction boundary not yet written: it becomes a visible note unless a summary message carries it. */
+  private boundary: BoundaryRec | null = null
 
   constructor(
     private readonly ctx: StoreContext,
@@ -201,7 +205,17 @@ class ZCodeWriter implements SessionWriter {
       }
       return
     }
+    if (rec.kind === 'boundary') {
+      // Another harness's compaction: ZCode's own is a compaction part, whose resume drops every
+      // turn before it, so the boundary travels as ZCode's compact-summary message instead.
+      if (!this.same && rec.type === 'compaction') {
+        this.noteBoundary(null)
+        this.boundary = rec
+      }
+      return
+    }
     if (rec.kind !== 'message') return
+    this.noteBoundary(rec)
     const t = this.time(rec.ts)
     const context = rec.context === true || rec.role === 'system'
     // Injected context stays out, except what the user saw: a compaction summary, a sub-agent's answer.
@@ -210,8 +224,28 @@ class ZCodeWriter implements SessionWriter {
       if (rec.blocks.some((b) => b.type === 'tool_result')) this.userRecord(rec, t, false)
       return
     }
-    if (rec.role === 'assistant') return this.assistantRecord(rec, t)
+    // A summary is ZCode's compact-summary user message whichever role the source gave it
+    // (OpenCode's is an assistant step): kept out of the step before it.
+    if (rec.role === 'assistant' && rec.context_kind !== 'summary') return this.assistantRecord(rec, t)
     this.userRecord(rec, t, context)
+  }
+
+  /**
+   * Writes the pending boundary as a compact-summary note before `next`, unless `next` is the
+   * summary message that carries the same text: a boundary with no summary at all still leaves
+   * a visible line, so the compaction is never silent.
+   */
+  private noteBoundary(next: MessageRec | null): void {
+    const b = this.boundary
+    if (!b) return
+    this.boundary = null
+    const own = b.summary?.trim() ? b.summary : undefined
+    if (next?.context_kind === 'summary') {
+      const carried = next.blocks.flatMap((x) => (x.type === 'text' ? [x.text] : [])).join('\n\n')
+      if (!own || carried.includes(own.trim())) return
+    }
+    const m = this.startUser(this.time(b.ts), true)
+    m.parts.push({ type: 'text', text: own ?? COMPACTED_NOTE })
   }
 
   private startUser(t: number, summary = false): OpenMessage {
@@ -400,6 +434,7 @@ class ZCodeWriter implements SessionWriter {
     let session: Row
     if (this.replay) session = this.sessionRow!
     else {
+      this.noteBoundary(null)
       this.flush()
       session = this.convertedSession(end)
       this.entries.push(

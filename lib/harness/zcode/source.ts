@@ -34,10 +34,16 @@ import {
 } from '../../model.js'
 import { FerryError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
-import { columns, dbError, openReadOnly } from '../../io/sqlite-readonly.js'
-import type { ReadOptions, SessionInfo } from '../types.js'
+import { columns, dbError } from '../../io/sqlite-readonly.js'
+import { borrow } from './handles.js'
+import type { OptionsOf, ReadOptions, SessionInfo } from '../types.js'
 import { iso, titleSource } from './discover.js'
 import { knownMigration } from './schema.js'
+import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
+import type { readFlags } from './index.js'
+
+/** The options every reader takes plus this harness's `readFlags` (`inlineArtifacts`). */
+export type ZCodeReadOptions = ReadOptions & OptionsOf<typeof readFlags>
 
 type Json = Record<string, any>
 type Row = Record<string, unknown>
@@ -72,24 +78,27 @@ function dataUrl(url: string): { mime: string; data: string } | null {
   return { mime: m[1] ?? 'application/octet-stream', data: url.slice(m[0].length) }
 }
 
-/** A file part as an image or file block; `zcode-artifact://` and other URLs stay references (never dereferenced). */
-function fileBlock(p: Json): Block {
+/** Resolves a `zcode-artifact://` URL to its bytes (null: keep the reference). */
+type ArtifactReader = (url: string, mime: string, where: string) => { mime: string; data: string } | null
+
+/** A file part as an image or file block; `zcode-artifact://` URLs read from the artifact store when `art` is given, other URLs stay references. */
+function fileBlock(p: Json, art?: ArtifactReader, where = ''): Block {
   const mime = typeof p.mime === 'string' ? p.mime : 'application/octet-stream'
   const url = typeof p.url === 'string' ? p.url : ''
-  const inline = dataUrl(url)
+  const inline = dataUrl(url) ?? (art && isArtifactUri(url) ? art(url, mime, where) : null)
   const ref = inline ? undefined : url.startsWith('file://') ? { path: decodeURIComponent(url.slice(7)) } : url ? { url } : undefined
   if (mime.startsWith('image/')) return { type: 'image', mime: inline?.mime ?? mime, ...(inline ? { data: inline.data } : {}), ...(ref ? { ref } : {}) }
   return { type: 'file', mime, ...(typeof p.filename === 'string' ? { name: p.filename } : {}), ...(inline ? { data: inline.data } : {}), ...(ref ? { ref } : {}) }
 }
 
-function toolResult(callId: string, state: Json): ToolResultBlock {
+function toolResult(callId: string, state: Json, art?: ArtifactReader, where = ''): ToolResultBlock {
   const status = state.status
   if (status !== 'completed' && status !== 'error') return { type: 'tool_result', tool_use_id: callId, content: INTERRUPTED, is_error: true, structured: { status: String(status ?? 'pending') } }
   const meta = state.metadata && typeof state.metadata === 'object' ? (state.metadata as Json) : undefined
   const isError = status === 'error'
   // What the model was shown: for errors the model content when there is one (ZCode's hydrator).
   const text = isError ? (typeof meta?.modelContent === 'string' ? meta.modelContent : String(state.error ?? '')) : typeof state.output === 'string' ? state.output : JSON.stringify(state.output ?? '')
-  const images = Array.isArray(state.attachments) ? state.attachments.map((a: Json) => fileBlock(a)).filter((b: Block) => b.type === 'image') : []
+  const images = Array.isArray(state.attachments) ? state.attachments.map((a: Json) => fileBlock(a, art, where)).filter((b: Block) => b.type === 'image') : []
   const content: ToolResultBlock['content'] = images.length ? [{ type: 'text', text }, ...(images as ResultPart[])] : text
   const r: ToolResultBlock = { type: 'tool_result', tool_use_id: callId, content, is_error: isError }
   if (meta && typeof meta.exit === 'number') r.exit_code = meta.exit
@@ -148,6 +157,66 @@ interface Counts {
   tool_uses: number
   native: number
   skipped_rows: number
+  /** Messages off the active branch (`session.revert`). */
+  inactive: number
+}
+
+interface PartItem {
+  pid: string
+  prow: Row | null
+  part: Json
+  superseded?: boolean
+}
+
+/**
+ * The parts of one message in the order ZCode's resume gives the model (its
+ * `selectToolPartsForHistory`): of tool parts sharing a `callID` only the last
+ * counts (the others are marked `superseded`, kept in place), and when every
+ * kept tool part has a `declarationIndex` the tool parts take that order in
+ * the places tool parts hold. Other parts keep their place.
+ */
+export function historyOrder(items: PartItem[]): PartItem[] {
+  const tools = items.filter((x) => x.part.type === 'tool')
+  if (tools.length < 2) return items
+  const last = new Map<string, PartItem>()
+  for (const x of tools) if (typeof x.part.callID === 'string') last.set(x.part.callID, x)
+  const kept = tools.filter((x) => typeof x.part.callID !== 'string' || last.get(x.part.callID) === x)
+  const ordered = kept.every((x) => typeof x.part.declarationIndex === 'number') ? [...kept].sort((a, b) => a.part.declarationIndex - b.part.declarationIndex) : kept
+  let k = 0
+  return items.map((x) => {
+    if (x.part.type !== 'tool') return x
+    if (!kept.includes(x)) return { ...x, superseded: true }
+    return ordered[k++]!
+  })
+}
+
+/**
+ * The ids of the messages on the active branch after a rewind, chosen from
+ * `session.revert` as ZCode's `selectActiveConversationBranch` chooses them;
+ * null when every message is on it (no revert, or one without a target).
+ */
+function activeBranch(db: Database.Database, sessionId: string, revertText: unknown, order: string): Set<string> | null {
+  const revert = parse(revertText)
+  const target = typeof revert?.targetMessageID === 'string' ? revert.targetMessageID : undefined
+  if (!revert || !target) return null
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+  const ids = (db.prepare(`SELECT m.id AS id FROM message m WHERE m.session_id = ? ORDER BY ${order}`).all(sessionId) as Array<{ id: string }>).map((r) => r.id)
+  const at = (mid: string | undefined) => (mid === undefined ? -1 : ids.indexOf(mid))
+  const targetAt = at(target)
+  const keptIds = Array.isArray(revert.keptMessageIDs) ? revert.keptMessageIDs.filter((x: unknown): x is string => typeof x === 'string') : undefined
+  const known = new Set(ids)
+  const kept = keptIds ? keptIds.filter((x: string) => known.has(x)) : targetAt >= 0 ? ids.slice(0, targetAt) : ids
+  const tail = (from: number) => (from >= 0 ? ids.slice(from) : [])
+  let active: string[]
+  const cut = str(revert.branchCutAfterMessageID)
+  const created = at(str(revert.createdMessageID))
+  if (cut !== undefined) {
+    const c = at(cut)
+    active = c >= 0 ? [...kept, ...ids.slice(c + 1)] : kept
+  } else if (keptIds) active = created >= 0 ? [...kept, ...tail(created)] : kept
+  else if (targetAt < 0) return null
+  else active = created >= 0 ? [...kept, ...tail(created)] : kept
+  return new Set(active)
 }
 
 interface RowRef {
@@ -179,6 +248,7 @@ class MessageBuilder {
     private readonly nativeFormat: string | null,
     private readonly counts: Counts,
     mrow: Row | null,
+    private readonly art?: ArtifactReader,
   ) {
     this.role = data.role === 'user' ? 'user' : 'assistant'
     this.msgContext = this.role === 'user' ? userContext(data) : { context: false }
@@ -281,6 +351,11 @@ class MessageBuilder {
 
   private deferred: Array<{ rec: Exclude<FerryRecord, StreamRec>; row: RowRef | null }> = []
 
+  /** A tool part a later one with the same `callID` replaces (ZCode resumes only the last): kept, in place, as native. */
+  superseded(pid: string, prow: Row | null, p: Json): void {
+    this.nativeRecord(pid, prow, 'tool-superseded', iso(p.state?.time?.start) ?? this.ts)
+  }
+
   part(pid: string, prow: Row | null, p: Json): void {
     const type = typeof p.type === 'string' ? p.type : 'unknown'
     switch (type) {
@@ -292,7 +367,7 @@ class MessageBuilder {
         if (typeof p.text !== 'string') return this.nativeRecord(pid, prow, type, this.ts)
         return this.add(pid, prow, thinking(p))
       case 'file':
-        return this.add(pid, prow, fileBlock(p))
+        return this.add(pid, prow, fileBlock(p, this.art, `part:${pid}`))
       case 'tool': {
         const state: Json = p.state && typeof p.state === 'object' ? p.state : {}
         const callId = typeof p.callID === 'string' && p.callID ? p.callID : `${recordId(this.sid, `part:${pid}`)}#call`
@@ -303,7 +378,7 @@ class MessageBuilder {
         this.pend(pid, prow)
         this.counts.tool_uses++
         if (!this.results.length) this.resultPid = pid
-        this.results.push(toolResult(callId, state))
+        this.results.push(toolResult(callId, state, this.art, `part:${pid}`))
         this.resultTs = iso(state.time?.end) ?? this.resultTs
         this.afterTool = true
         return
@@ -411,7 +486,7 @@ function pick(r: Row, prefix: string): Row {
   return out
 }
 
-async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath: string, id: string, opts: ReadOptions, seen: Set<string>): AsyncGenerator<FerryRecord> {
+async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath: string, id: string, opts: ZCodeReadOptions, seen: Set<string>): AsyncGenerator<FerryRecord> {
   seen.add(id)
   const scols = columns(db, 'session')
   const row = db.prepare('SELECT * FROM session WHERE id = ?').get(id) as Row | undefined
@@ -456,32 +531,61 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
     yield rec
   }
 
-  const counts: Counts = { messages: 0, tool_uses: 0, native: 0, skipped_rows: 0 }
+  const counts: Counts = { messages: 0, tool_uses: 0, native: 0, skipped_rows: 0, inactive: 0 }
+  // What ZCode's resume does with an artifact reference: reads it from the artifact store.
+  const root = opts.inlineArtifacts === false ? null : artifactsRoot(ctx)
+  const art: ArtifactReader | undefined = root
+    ? (url, mime, where) => {
+        const got = readArtifact(root, url, mime)
+        if ('data' in got) return got
+        ctx.diagnostics.warn('side-file', `artifact ${url} kept as a reference: ${got.reason}`, { file: dbPath, row: where }, 'zcode')
+        return null
+      }
+    : undefined
   const seq = (a: string, c: Set<string>) => (c.has('sequence') ? `${a}.sequence IS NULL, ${a}.sequence, ` : '')
+  const msgOrder = `${seq('m', mcols)}m.time_created, m.rowid`
+  const active = activeBranch(db, id, row.revert, msgOrder)
   const join = partSession ? 'p.message_id = m.id AND p.session_id = m.session_id' : 'p.message_id = m.id'
   const stmt = db.prepare(
     `SELECT ${selectList(mcols, 'm', 'm_')}, ${selectList(pcols, 'p', 'p_')}
        FROM message m LEFT JOIN part p ON ${join}
       WHERE m.session_id = ?
-      ORDER BY ${seq('m', mcols)}m.time_created, m.rowid, ${seq('p', pcols)}p.time_created, p.id`,
+      ORDER BY ${msgOrder}, ${seq('p', pcols)}p.time_created, p.id`,
   )
-  let builder: MessageBuilder | null = null
-  let current: string | null = null
-  let skip = false
+  // One message's rows at a time: ZCode decides tool parts per message (the last of a callID,
+  // declarationIndex order), so its parts are gathered before any record is built.
+  let msg = null as { mid: string; data: Json | null; mrow: Row | null; off: boolean; parts: PartItem[] } | null
+  const finishMessage = function* (): Generator<FerryRecord> {
+    if (!msg || !msg.data) return
+    if (msg.off) {
+      counts.inactive++
+      if (!nativeFormat) return
+      // Off the active branch (a rewind cut it): ZCode keeps the rows but does not resume them.
+      const rec: FerryRecord = { kind: 'native', sid, id: recordId(sid, `message:${msg.mid}`), native_type: 'zcode/message-inactive', ts: iso(msg.data.time?.created) ?? null, x: { 'zcode.inactive': true } }
+      rec.native = { format: nativeFormat, table: 'message', pk: msg.mid, row: msg.mrow!, ...(msg.parts.length ? { merged: msg.parts.map((x) => ({ pk: `part:${x.pid}`, row: x.prow! })) } : {}) }
+      counts.native++
+      yield rec
+      return
+    }
+    const builder = new MessageBuilder(sid, msg.mid, msg.data, nativeFormat, counts, msg.mrow, art)
+    for (const x of historyOrder(msg.parts)) {
+      if (x.superseded) builder.superseded(x.pid, x.prow, x.part)
+      else builder.part(x.pid, x.prow, x.part)
+    }
+    yield* builder.end()
+  }
   for (const r of stmt.iterate(id) as IterableIterator<Row>) {
     const mid = String(r.m_id)
-    if (mid !== current) {
-      if (builder) yield* builder.end()
-      builder = null
-      current = mid
+    if (mid !== msg?.mid) {
+      yield* finishMessage()
       const data = parse(r.m_data)
-      skip = !data
+      msg = { mid, data, mrow: nativeFormat ? pick(r, 'm_') : null, off: active !== null && !active.has(mid), parts: [] }
       if (!data) {
         ctx.diagnostics.error('bad-row', 'message data is not a JSON object; the message and its parts are skipped', { file: dbPath, row: `message:${mid}` }, 'zcode')
         counts.skipped_rows++
-      } else builder = new MessageBuilder(sid, mid, data, nativeFormat, counts, nativeFormat ? pick(r, 'm_') : null)
+      }
     }
-    if (skip || !builder || r.p_id == null) continue
+    if (!msg.data || r.p_id == null) continue
     const pid = String(r.p_id)
     const part = parse(r.p_data)
     if (!part) {
@@ -489,9 +593,9 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
       counts.skipped_rows++
       continue
     }
-    builder.part(pid, nativeFormat ? pick(r, 'p_') : null, part)
+    msg.parts.push({ pid, prow: nativeFormat ? pick(r, 'p_') : null, part })
   }
-  if (builder) yield* builder.end()
+  yield* finishMessage()
   yield { kind: 'end', sid, id: recordId(sid, 'end'), complete: true, counts: { ...counts } }
 
   if (!scols.has('parent_id')) return
@@ -507,17 +611,17 @@ function checkLedger(ctx: StoreContext, db: Database.Database, dbPath: string): 
 }
 
 /** All records of a session, then of its sub-agent sessions (depth first). */
-export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOptions = {}): Readable {
+export function readSession(ctx: StoreContext, info: SessionInfo, opts: ZCodeReadOptions = {}): Readable {
   const dbPath = info.locator.db ?? info.path
   async function* gen(): AsyncGenerator<FerryRecord> {
-    const h = openReadOnly(dbPath, { source: 'zcode' })
+    const { h, release } = borrow(dbPath)
     try {
       checkLedger(ctx, h.db, dbPath)
       yield* sessionRecords(ctx, h.db, dbPath, info.id, opts, new Set())
     } catch (err) {
       throw dbError(err, dbPath, 'zcode')
     } finally {
-      h.close()
+      release()
     }
   }
   return Readable.from(gen(), { objectMode: true, highWaterMark: 64 })

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import Database from 'better-sqlite3'
@@ -23,9 +23,9 @@ import type { SessionInfo, WrittenSession } from '../../../lib/harness/types.js'
 import { FIXTURES, ferry, jsonl, tempDir } from '../../helpers.js'
 import { resumeViolations } from './resume-check.js'
 // @ts-ignore plain JS fixture builder
-import { createDb, finish, insertSession } from '../../../fixtures/zcode/zcode-db.mjs'
+import { createDb, finish, insertSession, writeArtifacts } from '../../../fixtures/zcode/zcode-db.mjs'
 // @ts-ignore
-import { ARCHIVED_ID, BROKEN_ID, CHILD_ID, DEMO_ID, demo } from '../../../fixtures/zcode/scenarios.mjs'
+import { ARCHIVED_ID, ARTIFACT_PNG, BROKEN_ID, CHILD_ID, DEMO_ID, REWOUND_ID, SHOT_ID, artifacts, demo, rewound } from '../../../fixtures/zcode/scenarios.mjs'
 
 process.env.TZ = 'UTC'
 t.setTimeout(5 * 60_000)
@@ -379,4 +379,119 @@ t.test('ZCode holding the database busy past the timeout: fails cleanly, nothing
   t.equal((h.prepare('SELECT count(*) AS n FROM session').get() as { n: number }).n, 0, 'nothing written')
   h.close()
   t.equal((await write(ctxFor(target.home), recs)).length, 2, 'written once the lock is gone')
+})
+
+/** A home holding the rewound session (branch cut, retried tool call, images in the artifact store). */
+function rewoundHome(t: Tap.Test): { home: string; db: string; root: string } {
+  const home = join(tempDir(t, 'ferry-zc-rw-'), 'home')
+  const root = join(home, '.zcode')
+  const db = join(root, 'cli', 'db', 'db.sqlite')
+  const h = createDb(db)
+  insertSession(h, rewound())
+  finish(h)
+  writeArtifacts(root, artifacts())
+  return { home, db, root }
+}
+
+t.test('a rewind (session.revert): the active branch as ZCode resumes it; the cut turn kept off-branch', async (t) => {
+  const { home, db } = rewoundHome(t)
+  const ctx = ctxFor(home)
+  const recs = await read(ctx, REWOUND_ID)
+  t.same(ctx.diagnostics.items, [], 'no diagnostics')
+  const c = conversation(recs)
+  t.same(c.prompts, ['Write the changelog from this screenshot.', 'Write it in German.'], 'the kept turn, then the one after the cut')
+  t.notOk(c.answers.some((a) => a.startsWith('Voici')), 'the answer the rewind cut off is not in the conversation')
+  t.ok(c.answers.includes('Hier ist das Änderungsprotokoll.'))
+  t.match(recs.find((r) => r.kind === 'end'), { counts: { inactive: 2 } }, 'the two cut messages are counted')
+  // With native data they stay, as native records marked off-branch, and replay row for row.
+  const nat = await read(ctxFor(home), REWOUND_ID, true)
+  const off = nat.filter((r): r is NativeRec => r.kind === 'native' && r.native_type === 'zcode/message-inactive')
+  t.equal(off.length, 2, 'the cut messages are kept')
+  t.ok(off.every((r) => r.x?.['zcode.inactive'] === true && r.native?.row !== undefined), 'marked off-branch, with their rows')
+  const target = zcodeHome(t)
+  await write(ctxFor(target.home), nat)
+  const rows = (p: string) => {
+    const h = new Database(p, { readonly: true })
+    try {
+      return [h.prepare('SELECT * FROM session WHERE id = ?').all(REWOUND_ID), h.prepare('SELECT * FROM message WHERE session_id = ? ORDER BY id').all(REWOUND_ID), h.prepare('SELECT * FROM part WHERE session_id = ? ORDER BY id').all(REWOUND_ID)]
+    } finally {
+      h.close()
+    }
+  }
+  t.same(rows(target.db), rows(db), 'same-store round trip keeps the revert and every row, cut ones included')
+  // Converted elsewhere (here: back into ZCode as a new session) only the active branch travels.
+  const conv = zcodeHome(t)
+  const [w] = await write(ctxFor(conv.home), recs.map((r) => ({ ...r, native: undefined })) as FerryRecord[], { model: 'GLM-5.2' })
+  const back = conversation(await read(ctxFor(conv.home), w!.id))
+  t.same(back.prompts, c.prompts, 'converted: the active branch only')
+  t.same(resumeViolations(conv.db, w!.id), [], 'and resumable')
+})
+
+t.test('tool parts sharing a callID: the last is read; declarationIndex order', async (t) => {
+  const { home } = rewoundHome(t)
+  const recs = await read(ctxFor(home), REWOUND_ID)
+  const c = conversation(recs)
+  t.same(c.calls, ['call_tags', 'call_log'], 'one call per callID, in declaration order (as stored: log, tags, log)')
+  t.same(c.results, c.calls)
+  const results = messages(recs).flatMap((m) => m.blocks).filter((b) => b.type === 'tool_result') as any[]
+  const log = results.find((r) => r.tool_use_id === 'call_log')
+  t.match(log, { is_error: false }, 'the retried call’s last part wins (completed, not the stream error)')
+  t.match(JSON.stringify(log.content), 'abc123 add login')
+  const superseded = recs.filter((r): r is NativeRec => r.kind === 'native' && r.native_type === 'zcode/tool-superseded')
+  t.equal(superseded.length, 1, 'the replaced part is kept as native')
+})
+
+t.test('artifacts: images named zcode-artifact:// are read from cli/artifacts/, never from outside it', async (t) => {
+  const { home, root } = rewoundHome(t)
+  let ctx = ctxFor(home)
+  let recs = await read(ctx, REWOUND_ID)
+  t.same(ctx.diagnostics.items, [])
+  const image = messages(recs).flatMap((m) => m.blocks).find((b) => b.type === 'image') as any
+  t.match(image, { mime: 'image/png', data: ARTIFACT_PNG }, 'the prompt’s attachment, inlined from its artifact file')
+  t.notOk(image.ref, 'no reference left')
+  const result = messages(recs).flatMap((m) => m.blocks).find((b) => b.type === 'tool_result' && (b as any).tool_use_id === 'call_log') as any
+  t.ok(Array.isArray(result.content) && result.content.some((p: any) => p.type === 'image' && p.data === ARTIFACT_PNG), 'the tool result’s image too')
+  // The CLI: on by default; --no-zcode-inline-artifacts keeps the references.
+  const cat = await ferry(['--home', home, 'cat', `zcode:${REWOUND_ID}`, '--no-native'], { env: CLI_ENV })
+  t.equal(cat.code, 0, cat.stderr)
+  t.match(cat.stdout, ARTIFACT_PNG)
+  const refs = await ferry(['--home', home, 'cat', `zcode:${REWOUND_ID}`, '--no-native', '--no-zcode-inline-artifacts'], { env: CLI_ENV })
+  t.equal(refs.code, 0, refs.stderr)
+  t.notMatch(refs.stdout, ARTIFACT_PNG)
+  t.match(refs.stdout, `zcode-artifact://${REWOUND_ID}/${SHOT_ID}`)
+  // ZCODE_STORAGE_DIR moves the artifact store (not the database).
+  const moved = join(tempDir(t, 'ferry-zc-st-'), 'storage')
+  cpSync(join(root, 'cli', 'artifacts'), join(moved, 'cli', 'artifacts'), { recursive: true })
+  rmSync(join(root, 'cli', 'artifacts'), { recursive: true })
+  ctx = ctxFor(home, { ZCODE_STORAGE_DIR: moved })
+  recs = await read(ctx, REWOUND_ID)
+  t.match(messages(recs).flatMap((m) => m.blocks).find((b) => b.type === 'image'), { data: ARTIFACT_PNG }, 'found under $ZCODE_STORAGE_DIR')
+  // A symlink out of the store is not followed: the reference stays, with a located warning.
+  const outside = join(tempDir(t, 'ferry-zc-out-'), 'secret.txt')
+  writeFileSync(outside, 'data:image/png;base64,U0VDUkVU')
+  const file = join(moved, 'cli', 'artifacts', REWOUND_ID, `file-${SHOT_ID}.txt`)
+  rmSync(file)
+  symlinkSync(outside, file)
+  ctx = ctxFor(home, { ZCODE_STORAGE_DIR: moved })
+  recs = await read(ctx, REWOUND_ID)
+  const img = messages(recs).flatMap((m) => m.blocks).find((b) => b.type === 'image') as any
+  t.notOk(img.data, 'nothing read through the symlink')
+  t.match(img.ref, { url: `zcode-artifact://${REWOUND_ID}/${SHOT_ID}` })
+  t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'side-file', source: 'zcode', message: /outside the artifacts directory/, position: { row: /^part:/ } }])
+})
+
+t.test('one connection lent across sessions is never stale: a change to the database between reads is seen', async (t) => {
+  const { home, db } = rewoundHome(t)
+  const first = conversation(await read(ctxFor(home), REWOUND_ID))
+  t.ok(first.answers.includes('Hier ist das Änderungsprotokoll.'))
+  // Another program changes a row (and closes, so -wal/-shm are gone again, as after ZCode quits).
+  const w = new Database(db)
+  w.prepare(`UPDATE part SET data = json_set(data, '$.text', 'Geändert.') WHERE json_extract(data, '$.text') = 'Hier ist das Änderungsprotokoll.'`).run()
+  w.close()
+  t.notOk(existsSync(db + '-wal'), 'closed: no -wal left')
+  const again = conversation(await read(ctxFor(home), REWOUND_ID))
+  t.ok(again.answers.includes('Geändert.'), 'the second read sees the change')
+  // Two readers at once each get a connection of their own.
+  const both = await Promise.all([read(ctxFor(home), REWOUND_ID), read(ctxFor(home), REWOUND_ID)])
+  t.same(conversation(both[0]), conversation(both[1]))
 })
