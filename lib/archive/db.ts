@@ -9,8 +9,9 @@
  *             records, provenance (path, size, mtime, inode, head hash, a
  *             fingerprint of all of it), `gone_at` once its source is gone
  *   records   one row per stable record id: the record as JSON (`body`,
- *             without `native`), its `native` separately, its order, and
- *             whether it is on today's active branch of its source
+ *             without `native`), its `native` separately (JSON, without the
+ *             source line) and the source line itself as it came (`raw`),
+ *             its order, and whether it is on today's active branch
  *   links     parent ↔ sub-agent / fork links
  *   fts       FTS5 index (text, tools, title, cwd), rowid = records.rid
  */
@@ -22,7 +23,7 @@ import { FerryError } from '../errors.js'
 
 export type ArchiveDb = Database.Database
 
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 /** The variable that moves the archive (cleared by `--home`, like every store variable). */
 export const ARCHIVE_ENV = 'FERRY_ARCHIVE'
@@ -70,9 +71,12 @@ CREATE TABLE IF NOT EXISTS records (
   seen INTEGER NOT NULL DEFAULT 0,
   ver INTEGER NOT NULL DEFAULT 0,
   body TEXT NOT NULL,
-  native TEXT
+  native TEXT,
+  raw TEXT
 );
 CREATE INDEX IF NOT EXISTS records_sid ON records(sid, ord, rid);
+-- What search filters on, apart from the wide rows (a record row is as big as its source line): a hit is checked in this index alone.
+CREATE INDEX IF NOT EXISTS records_filter ON records(rid, sid, role, ts, tools);
 CREATE TABLE IF NOT EXISTS links (
   child TEXT PRIMARY KEY,
   parent TEXT NOT NULL,
@@ -114,8 +118,9 @@ export function openArchive(path: string, opts: OpenOptions = {}): ArchiveDb {
       db.pragma('wal_autocheckpoint = 4096')
       db.pragma('synchronous = NORMAL')
       db.exec(DDL)
+      migrate(db)
       const v = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema') as { value: string } | undefined
-      if (!v) db.prepare('INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)').run('schema', String(SCHEMA_VERSION))
+      if (!v || Number(v.value) < SCHEMA_VERSION) db.prepare("INSERT INTO meta(key, value) VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(SCHEMA_VERSION))
       else if (Number(v.value) > SCHEMA_VERSION) throw new Error(`made by a newer ferry (schema ${v.value}; this ferry knows ${SCHEMA_VERSION})`)
     } else {
       const ok = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'records', 'fts')").get() as { n: number }
@@ -134,6 +139,35 @@ export function openArchive(path: string, opts: OpenOptions = {}): ArchiveDb {
     })
   }
   return db
+}
+
+/**
+ * Brings an archive made by an earlier ferry up to this schema (additive
+ * only, so an older ferry can still read it), and sets the index's tuning.
+ */
+function migrate(db: ArchiveDb): void {
+  const cols = db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]
+  // Schema 1 kept the source line inside `native` (JSON-escaped); new rows keep it apart, old rows stay readable as they are.
+  if (!cols.some((c) => c.name === 'raw')) db.exec('ALTER TABLE records ADD COLUMN raw TEXT')
+  const conf = new Map((db.prepare('SELECT k, v FROM fts_config').all() as { k: string; v: unknown }[]).map((r) => [r.k, Number(r.v)]))
+  // Terms are buffered in memory up to `hashsize` before FTS5 writes a segment: 16 MiB (default 1 MiB) means
+  // 16x fewer segments to write and merge on a first archive, within the RSS bound.
+  if (conf.get('hashsize') !== FTS_HASH_BYTES) db.exec(`INSERT INTO fts(fts, rank) VALUES ('hashsize', ${FTS_HASH_BYTES})`)
+}
+
+const FTS_HASH_BYTES = 16 * 1024 * 1024
+
+const rawColumns = new WeakMap<ArchiveDb, string>()
+
+/** `raw`, or `NULL` in an archive opened read-only that an earlier ferry made (its lines are inside `native`). */
+export function rawColumn(db: ArchiveDb): string {
+  let c = rawColumns.get(db)
+  if (c === undefined) {
+    const cols = db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]
+    c = cols.some((x) => x.name === 'raw') ? 'raw' : 'NULL'
+    rawColumns.set(db, c)
+  }
+  return c
 }
 
 /** Whether a file looks like a ferry archive (SQLite with our tables), without changing it. */

@@ -16,7 +16,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { FerryError, UsageError } from '../errors.js'
-import type { ArchiveDb } from './db.js'
+import { rawColumn, type ArchiveDb } from './db.js'
+import { nativeOf, topVersion } from './store.js'
 import { VERSION } from '../version.js'
 
 export type ExportFormat = 'parquet' | 'jsonl'
@@ -146,7 +147,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   mkdirSync(opts.out, { recursive: true })
   const state = readState(opts.out, opts.format)
   const sum: ExportSummary = { format: opts.format, out: opts.out, files: 0, sessions: 0, records: 0, bytes: 0 }
-  const top = (db.prepare('SELECT max(v) AS v FROM (SELECT max(ver) AS v FROM records UNION ALL SELECT max(ver) FROM sessions)').get() as { v: number | null }).v ?? 0
+  const top = topVersion(db)
   const rowsPerFile = opts.rowsPerFile ?? 20_000
 
   // Sessions: rewrite each partition that has a changed session.
@@ -178,7 +179,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   }
 
   // Records: new files for records new or changed since the last export, paged by rowid.
-  const page = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, r.body, r.native, s.harness AS h, ${MONTH} AS m
+  const page = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, r.body, r.native, ${rawColumn(db)} AS raw, s.harness AS h, ${MONTH} AS m
     FROM records r JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid > ? ORDER BY r.rid LIMIT 2000`)
   const buffers = new Map<string, { h: string; m: string; rows: Row[]; bytes: number }>()
   let n = 0
@@ -192,14 +193,16 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   }
   let after = 0
   for (;;) {
-    const rows = page.all(state.records_ver, top, after) as Array<{ rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; body: string; native: string | null; h: string; m: string }>
+    const rows = page.all(state.records_ver, top, after) as Array<{ rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; body: string; native: string | null; raw: string | null; h: string; m: string }>
     for (const r of rows) {
       const key = `${r.h}\u0000${r.m}`
       let b = buffers.get(key)
       if (!b) buffers.set(key, (b = { h: r.h, m: r.m, rows: [], bytes: 0 }))
       const parent = r.kind === 'message' ? (JSON.parse(r.body) as { parent?: unknown }).parent : undefined
-      b.rows.push({ sid: r.sid, id: r.id, seq: r.ord, kind: r.kind, role: r.role, ts: r.ts, parent: typeof parent === 'string' ? parent : null, tools: r.tools, active: r.active === 1, record: r.body, native: r.native })
-      const size = r.body.length + (r.native?.length ?? 0) + 200
+      // The interchange field `native` whole: its stored JSON with the source line put back.
+      const native = r.raw === null ? r.native : JSON.stringify(nativeOf(r.native, r.raw))
+      b.rows.push({ sid: r.sid, id: r.id, seq: r.ord, kind: r.kind, role: r.role, ts: r.ts, parent: typeof parent === 'string' ? parent : null, tools: r.tools, active: r.active === 1, record: r.body, native })
+      const size = r.body.length + (native?.length ?? 0) + 200
       b.bytes += size
       buffered += size
       sum.records++

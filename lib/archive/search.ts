@@ -42,15 +42,25 @@ export class SearchSyntaxError extends Error {}
 export const MARK_OPEN = '\u0002'
 export const MARK_CLOSE = '\u0003'
 
+/**
+ * How many of the newest matching records BM25 ranks. FTS5 finds matches
+ * in rowid order for almost nothing, but ranks by reading every match's
+ * positions: for a word in most of 150,000 records that alone is most of a
+ * second. A query matching more records than this ranks the newest of them
+ * (records are numbered in archive order); rarer terms are ranked in full.
+ * Title and cwd rows (one per session) are always ranked.
+ */
+export const RANKED_CANDIDATES = 8000
+
 export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): SearchHit[] {
-  const where: string[] = ['fts MATCH @q']
+  const where: string[] = []
   const params: Record<string, unknown> = { q: query, limit: Math.max(1, Math.min(opts.limit ?? 20, 10_000)) }
   if (opts.harnesses?.length) {
     where.push(`s.harness IN (${opts.harnesses.map((_, i) => `@h${i}`).join(', ')})`)
     opts.harnesses.forEach((h, i) => (params[`h${i}`] = h))
   }
   if (opts.cwd !== undefined) {
-    where.push("(s.cwd = @cwd OR substr(s.cwd, 1, length(@cwdp)) = @cwdp)")
+    where.push('(s.cwd = @cwd OR substr(s.cwd, 1, length(@cwdp)) = @cwdp)')
     params.cwd = opts.cwd
     params.cwdp = opts.cwd.endsWith('/') ? opts.cwd : `${opts.cwd}/`
   }
@@ -58,36 +68,59 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
     where.push('coalesce(r.ts, s.updated_at, s.created_at) >= @since')
     params.since = opts.since
   }
+  const recordOnly: string[] = []
   if (opts.role !== undefined) {
-    where.push('r.role = @role')
+    recordOnly.push('r.role = @role')
     params.role = opts.role
   }
   if (opts.tool !== undefined) {
-    where.push("(' ' || r.tools || ' ') LIKE @tool ESCAPE '\\'")
+    recordOnly.push("(' ' || r.tools || ' ') LIKE @tool ESCAPE '\\'")
     params.tool = `% ${opts.tool.replace(/[\\%_]/g, (c) => `\\${c}`)} %`
   }
-  // A title/cwd hit is an FTS row with a negative rowid: minus the session's rowid.
-  // Without filters, FTS5 ranks and cuts on its own (its fast path); with them, every match is joined first.
-  const filtered = where.length > 1
-  params.inner = filtered ? -1 : params.limit
+  const recWhere = [...where, ...recordOnly]
+  // Record rows: filters are joins on primary keys and a narrow index, checked while FTS5 walks its
+  // matches newest first. Session rows (title, cwd) have rowid = minus the session's rowid; a role or
+  // tool filter leaves them out.
+  const recFrom = `FROM fts ${recWhere.length ? 'JOIN records r INDEXED BY records_filter ON r.rid = fts.rowid JOIN sessions s ON s.sid = r.sid' : ''}
+        WHERE fts MATCH @q ${recWhere.map((w) => `AND ${w}`).join(' ')}`
+  let floor: number
+  try {
+    const f = db.prepare(`SELECT fts.rowid AS r ${recFrom} AND fts.rowid > 0 ORDER BY fts.rowid DESC LIMIT 1 OFFSET @skip`).get({ ...params, skip: RANKED_CANDIDATES - 1 }) as { r: number } | undefined
+    floor = f?.r ?? 1
+  } catch (err) {
+    throw syntaxError(err)
+  }
+  params.floor = floor
+  const sesWhere = where.filter((w) => !w.includes('r.'))
+  if (opts.since !== undefined) sesWhere.push('coalesce(s.updated_at, s.created_at) >= @since')
+  const sesRows = recordOnly.length
+    ? ''
+    : `SELECT frid, rnk FROM (SELECT fts.rowid AS frid, fts.rank AS rnk FROM fts ${sesWhere.length ? 'JOIN sessions s ON s.rowid = -fts.rowid' : ''}
+        WHERE fts MATCH @q AND fts.rowid < 0 ${sesWhere.map((w) => `AND ${w}`).join(' ')} ORDER BY fts.rank LIMIT @limit)
+        UNION ALL `
+  const recRows = `SELECT frid, rnk FROM (SELECT fts.rowid AS frid, fts.rank AS rnk ${recFrom} AND fts.rowid >= @floor ORDER BY fts.rank LIMIT @limit)`
+  // Snippets only for the hits shown: FTS5 makes them per row, so the ranking runs without them.
   const sql = `
+    WITH m AS (SELECT frid, rnk FROM (${sesRows}${recRows}) ORDER BY rnk LIMIT @limit)
     SELECT s.sid, s.harness, s.native_id AS session_id, s.title, coalesce(r.ts, s.updated_at, s.created_at) AS time,
            coalesce(r.id, s.sid || ':session') AS record_id, coalesce(r.kind, 'session') AS kind, r.role, r.tools, s.cwd,
-           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, m.snip AS snippet
-    FROM (SELECT rowid AS frid, rank AS rnk, snippet(fts, -1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 16) AS snip
-          FROM fts WHERE fts MATCH @q ORDER BY rank LIMIT @inner) m
+           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, snippet(fts, -1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 16) AS snippet
+    FROM m
+    JOIN fts ON fts.rowid = m.frid AND fts MATCH @q
     LEFT JOIN records r ON m.frid > 0 AND r.rid = m.frid
-    JOIN sessions s ON s.sid = coalesce(r.sid, (SELECT sid FROM sessions WHERE rowid = -m.frid))
-    WHERE ${where.slice(1).concat('1').join(' AND ')}
-    ORDER BY m.rnk
-    LIMIT @limit`
+    JOIN sessions s ON s.rowid = CASE WHEN m.frid < 0 THEN -m.frid ELSE (SELECT rowid FROM sessions WHERE sid = r.sid) END
+    ORDER BY m.rnk, m.frid DESC`
   let rows: Array<Omit<SearchHit, 'gone_from_source'> & { gone: number }>
   try {
     rows = db.prepare(sql).all(params) as typeof rows
   } catch (err) {
-    const m = (err as Error).message
-    if (/fts5|syntax error|no such column|unterminated|unknown special query/i.test(m)) throw new SearchSyntaxError(m)
-    throw err
+    throw syntaxError(err)
   }
   return rows.map(({ gone, ...h }) => ({ ...h, gone_from_source: Boolean(gone) }))
+}
+
+/** A malformed FTS query as the user's error; anything else as it is. */
+function syntaxError(err: unknown): unknown {
+  const m = (err as Error).message
+  return /fts5|syntax error|no such column|unterminated|unknown special query/i.test(m) ? new SearchSyntaxError(m) : err
 }

@@ -6,10 +6,10 @@
  * its source (an OpenCode part that finished) is updated in place.
  */
 import { Readable } from 'node:stream'
-import type { EndRec, FerryRecord, SessionRec } from '../model.js'
+import type { EndRec, FerryRecord, NativePass, SessionRec } from '../model.js'
 import { FerryError } from '../errors.js'
 import type { ArchiveDb } from './db.js'
-import { lockError } from './db.js'
+import { lockError, rawColumn } from './db.js'
 import { indexedText } from './text.js'
 
 /** Where a session came from, as found by discovery (all optional). */
@@ -32,10 +32,39 @@ export interface SessionCounts {
 
 const now = () => new Date().toISOString()
 
-function withoutNative(rec: FerryRecord): { body: string; native: string | null } {
-  if (!('native' in rec) || rec.native === undefined) return { body: JSON.stringify(rec), native: null }
-  const { native, ...rest } = rec as FerryRecord & { native?: unknown }
-  return { body: JSON.stringify(rest), native: JSON.stringify(native) }
+/**
+ * A record as stored: `body` is the record without `native`, `native` its
+ * native pass without the source line, and `raw` that line as it came (not
+ * escaped into JSON, so it is written once and read back byte for byte).
+ * The record is stringified once, in place (no copy of it).
+ */
+export function storedParts(rec: FerryRecord): { body: string; native: string | null; raw: string | null } {
+  const n = (rec as { native?: NativePass }).native
+  if (n === undefined) return { body: JSON.stringify(rec), native: null, raw: null }
+  const r = rec as { native?: NativePass }
+  r.native = undefined
+  let body: string
+  try {
+    body = JSON.stringify(rec)
+  } finally {
+    r.native = n
+  }
+  if (typeof n.raw !== 'string') return { body, native: JSON.stringify(n), raw: null }
+  const raw = n.raw
+  n.raw = undefined
+  try {
+    return { body, native: JSON.stringify(n), raw }
+  } finally {
+    n.raw = raw
+  }
+}
+
+/** The native pass back from its stored parts. */
+export function nativeOf(native: string | null, raw: string | null): NativePass | undefined {
+  if (native === null) return raw === null ? undefined : ({ raw } as NativePass)
+  const n = JSON.parse(native) as NativePass
+  if (raw !== null) n.raw = raw
+  return n
 }
 
 /**
@@ -57,14 +86,14 @@ export class ArchiveWriter {
   private messages = 0
   /** Records written since the last commit. */
   pending = 0
+  private ftsPending: Array<{ rowid: number; replace: boolean; cols: [string, string, string, string] | null }> = []
   private readonly st
 
   constructor(private readonly db: ArchiveDb, private readonly path: string, private readonly waitMs = 30_000) {
     const g = db.prepare("SELECT value FROM meta WHERE key = 'gen'").get() as { value: string } | undefined
     this.gen = Number(g?.value ?? 0) + 1
     db.prepare("INSERT INTO meta(key, value) VALUES ('gen', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER)").run(String(this.gen))
-    const v = db.prepare('SELECT max(ver) AS v FROM (SELECT max(ver) AS ver FROM records UNION ALL SELECT max(ver) FROM sessions)').get() as { v: number | null }
-    this.ver = (v.v ?? 0) + 1
+    this.ver = 0
     this.st = {
       session: db.prepare('SELECT rowid AS r, sid, fingerprint, gone_at, first_archived_at FROM sessions WHERE sid = ?'),
       upsertSession: db.prepare(`INSERT INTO sessions (sid, harness, native_id, cwd, title, title_source, model, agent_version, git_branch, created_at, updated_at, parent, parent_kind, header, info, src_path, src_size, src_mtime_ms, src_ino, src_head, first_archived_at, synced_at, gone_at, ver)
@@ -84,9 +113,9 @@ export class ArchiveWriter {
       link: db.prepare('INSERT INTO links(child, parent, kind, tool_use_id, agent_id, at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(child) DO UPDATE SET parent = excluded.parent, kind = excluded.kind, tool_use_id = excluded.tool_use_id, agent_id = excluded.agent_id, at = excluded.at'),
       ftsDel: db.prepare('DELETE FROM fts WHERE rowid = ?'),
       ftsIns: db.prepare('INSERT INTO fts(rowid, text, tools, title, cwd) VALUES (?, ?, ?, ?, ?)'),
-      get: db.prepare('SELECT rid, sid, body, native, active, ord FROM records WHERE id = ?'),
-      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, body, native) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
-      update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, body = ?, native = ? WHERE rid = ?'),
+      get: db.prepare('SELECT rid, sid, body, native, raw, active, ord FROM records WHERE id = ?'),
+      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, body, native, raw) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
+      update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, body = ?, native = ?, raw = ? WHERE rid = ?'),
       touch: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1 WHERE rid = ?'),
       touchActive: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1, ver = ? WHERE rid = ?'),
     }
@@ -104,16 +133,45 @@ export class ArchiveWriter {
     if (this.inTx) return
     this.exec('BEGIN IMMEDIATE')
     this.inTx = true
+    // Taken under the write lock, so two runs never share a version (export relies on versions only growing).
+    if (this.ver === 0) {
+      this.ver = topVersion(this.db) + 1
+      this.db.prepare("INSERT INTO meta(key, value) VALUES ('ver', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(this.ver))
+    }
+  }
+
+  /**
+   * Index rows whose rowid is below the last one written (a session's title
+   * row, a record rewritten in place) wait for the end of the batch and go
+   * in rowid order: FTS5 flushes its in-memory terms to a new segment
+   * whenever a rowid goes down, which per session made thousands of tiny
+   * segments (and their merges) on a first archive.
+   */
+  private ftsLater(rowid: number, replace: boolean, cols: [string, string, string, string] | null): void {
+    if (!replace && cols === null) return
+    this.ftsPending.push({ rowid, replace, cols })
+  }
+
+  private flushFts(): void {
+    if (this.ftsPending.length === 0) return
+    const ops = this.ftsPending.sort((a, b) => a.rowid - b.rowid)
+    this.ftsPending = []
+    for (const o of ops) {
+      if (o.replace) this.st.ftsDel.run(o.rowid)
+      if (o.cols) this.st.ftsIns.run(o.rowid, ...o.cols)
+    }
   }
 
   commit(): void {
     if (!this.inTx) return
+    this.flushFts()
     this.exec('COMMIT')
     this.inTx = false
     this.pending = 0
   }
 
   rollback(): void {
+    this.ftsPending = []
     if (!this.inTx) return
     try {
       this.db.exec('ROLLBACK')
@@ -130,10 +188,18 @@ export class ArchiveWriter {
     return r ? { fingerprint: r.fingerprint, gone: r.gone_at !== null } : null
   }
 
+  /** `stored()` of every archived session, in one scan. */
+  storedAll(): Map<string, { fingerprint: string | null; gone: boolean }> {
+    const out = new Map<string, { fingerprint: string | null; gone: boolean }>()
+    for (const r of this.db.prepare('SELECT sid, fingerprint, gone_at FROM sessions').iterate() as Iterable<{ sid: string; fingerprint: string | null; gone_at: string | null }>) {
+      out.set(r.sid, { fingerprint: r.fingerprint, gone: r.gone_at !== null })
+    }
+    return out
+  }
+
   /** Opens a session: its header replaces the stored one (titles change); provenance where known. */
   openSession(header: SessionRec, prov: Provenance = {}): boolean {
     const existed = this.st.session.get(header.sid) !== undefined
-    const { body } = withoutNative(header)
     const info = prov.info
     const p = header.parent
     this.st.upsertSession.run({
@@ -150,7 +216,7 @@ export class ArchiveWriter {
       updated_at: header.updated_at ?? str(info?.updated_at),
       parent: p?.sid ?? str(info?.parent),
       parent_kind: p?.kind ?? (info?.parent ? 'subagent' : null),
-      header: 'native' in header && header.native ? JSON.stringify(header) : body,
+      header: JSON.stringify(header),
       info: info ? JSON.stringify(info) : null,
       src_path: prov.path ?? null,
       src_size: prov.size ?? null,
@@ -162,8 +228,7 @@ export class ArchiveWriter {
     })
     if (p?.sid) this.st.link.run(header.sid, p.sid, p.kind, p.tool_use_id ?? null, p.agent_id ?? null, p.at ?? null)
     const row = this.st.session.get(header.sid) as { r: number }
-    this.st.ftsDel.run(-row.r)
-    if (header.title || header.cwd) this.st.ftsIns.run(-row.r, '', '', header.title ?? '', header.cwd ?? '')
+    this.ftsLater(-row.r, existed, header.title || header.cwd ? ['', '', header.title ?? '', header.cwd ?? ''] : null)
     this.sid = header.sid
     this.ord = 0
     this.counts = { added: 0, changed: 0, same: 0 }
@@ -180,7 +245,7 @@ export class ArchiveWriter {
     if (!sid || (rec as { sid?: string }).sid !== sid) throw new FerryError(`record ${String((rec as { id?: string }).id)} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
     const id = (rec as { id?: unknown }).id
     if (typeof id !== 'string' || id === '') throw new FerryError('a record without an id cannot be archived', { code: 'invalid-input' })
-    const { body, native } = withoutNative(rec)
+    const { body, native, raw } = storedParts(rec)
     const { text, tools: names } = indexedText(rec)
     let tools = names
     if (rec.kind === 'message') {
@@ -197,17 +262,18 @@ export class ArchiveWriter {
     const ord = this.ord++
     if (rec.kind === 'message') this.messages++
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
-    const ins = this.st.insert.run(id, sid, ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native)
-    const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; active: number; ord: number })
+    const ins = this.st.insert.run(id, sid, ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native, raw)
+    const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; raw: string | null; active: number; ord: number })
     if (!old) {
       if (text || tools) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
       this.counts.added++
     } else if (old.sid !== sid) {
       throw new FerryError(`record id ${id} is already archived in session ${old.sid}`, { code: 'invalid-input' })
-    } else if (old.body !== body || (native !== null && old.native !== native)) {
-      this.st.update.run(ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native ?? old.native, old.rid)
-      this.st.ftsDel.run(old.rid)
-      if (text || tools) this.st.ftsIns.run(old.rid, text, tools, '', '')
+    } else if (old.body !== body || (native !== null && (old.native !== native || old.raw !== raw))) {
+      // Read without native (convert --to archive of a native-less stream): what was kept of the source stays.
+      const keep = native === null
+      this.st.update.run(ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, keep ? old.native : native, keep ? old.raw : raw, old.rid)
+      this.ftsLater(old.rid, true, text || tools ? [text, tools, '', ''] : null)
       this.counts.changed++
     } else {
       if (old.active) this.st.touch.run(ord, this.gen, old.rid)
@@ -276,6 +342,17 @@ export class ArchiveWriter {
   }
 }
 
+/**
+ * The highest version written, from `meta` (kept by every writer); an
+ * archive made before that was kept is scanned once.
+ */
+export function topVersion(db: ArchiveDb): number {
+  const m = db.prepare("SELECT value FROM meta WHERE key = 'ver'").get() as { value: string } | undefined
+  if (m) return Number(m.value)
+  const v = db.prepare('SELECT max(v) AS v FROM (SELECT max(ver) AS v FROM records UNION ALL SELECT max(ver) FROM sessions)').get() as { v: number | null }
+  return v.v ?? 0
+}
+
 function str(v: unknown): string | null {
   return typeof v === 'string' && v !== '' ? v : null
 }
@@ -342,14 +419,14 @@ export async function* archivedRecords(db: ArchiveDb, sid: string, opts: ReadArc
   const header = JSON.parse(s.header) as SessionRec
   if (!withNative) delete header.native
   yield header
-  const page = db.prepare('SELECT rid, ord, active, body, native FROM records WHERE sid = ? AND (ord > ? OR (ord = ? AND rid > ?)) ORDER BY ord, rid LIMIT ?')
+  const page = db.prepare(`SELECT rid, ord, active, body, native, ${rawColumn(db)} AS raw FROM records WHERE sid = ? AND (ord > ? OR (ord = ? AND rid > ?)) ORDER BY ord, rid LIMIT ?`)
   let ord = -1
   let rid = 0
   for (;;) {
-    const rows = page.all(sid, ord, ord, rid, PAGE) as { rid: number; ord: number; active: number; body: string; native: string | null }[]
+    const rows = page.all(sid, ord, ord, rid, PAGE) as { rid: number; ord: number; active: number; body: string; native: string | null; raw: string | null }[]
     for (const r of rows) {
       const rec = JSON.parse(r.body) as FerryRecord & { branch?: { active?: boolean }; native?: unknown }
-      if (withNative && r.native !== null) rec.native = JSON.parse(r.native)
+      if (withNative && (r.native !== null || r.raw !== null)) rec.native = nativeOf(r.native, r.raw)
       // Gone from today's source (a rewind, a rewrite): kept, and marked off the active branch.
       if (!r.active && rec.kind === 'message') rec.branch = { ...(rec.branch ?? {}), active: false }
       yield rec

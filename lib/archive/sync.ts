@@ -11,7 +11,8 @@
  * so this storage layer names none.
  */
 import { createHash } from 'node:crypto'
-import { open, readdir, stat } from 'node:fs/promises'
+import { readdirSync, statSync, type Dirent } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { StoreContext } from '../context.js'
@@ -71,59 +72,63 @@ interface Stat {
   ino: number
 }
 
-async function statOf(path: string): Promise<Stat | null> {
-  try {
-    const s = await stat(path)
-    return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
-  } catch {
-    return null
-  }
+function statOf(path: string): Stat | null {
+  const s = statSync(path, { throwIfNoEntry: false })
+  return s ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino } : null
 }
 
-/** A path's stat, and for a directory every file directly in it (session directories keep several files). */
-async function statTree(path: string): Promise<Array<[string, number, number, number]>> {
-  let s
+function names(dir: string): Dirent[] {
   try {
-    s = await stat(path)
+    return readdirSync(dir, { withFileTypes: true })
   } catch {
     return []
   }
+}
+
+/**
+ * A path's stat, and for a directory every file directly in it (session
+ * directories keep several files). Synchronous on purpose: a re-run of
+ * 10,000 unchanged sessions is these calls and nothing else, and a stat
+ * through the thread pool costs ten times one made inline.
+ */
+function statTree(path: string): Array<[string, number, number, number]> {
+  let s
+  try {
+    s = statSync(path, { throwIfNoEntry: false })
+  } catch {
+    return []
+  }
+  if (!s) return []
   if (!s.isDirectory()) {
     const own: Array<[string, number, number, number]> = [[path, s.size, s.mtimeMs, s.ino]]
     // A session file's side directory (same name without the extension: sub-agents, spilled outputs).
     const side = path.replace(/\.[^./]+(\.zst)?$/, '')
-    if (side !== path) for (const t of await sideTree(side, 0)) own.push(t)
+    if (side !== path) for (const t of sideTree(side, 0)) own.push(t)
     return own
   }
   const out: Array<[string, number, number, number]> = []
-  let names: string[] = []
+  let list: string[]
   try {
-    names = (await readdir(path)).sort()
+    list = readdirSync(path).sort()
   } catch {
     return [[path, 0, s.mtimeMs, s.ino]]
   }
-  for (const n of names) {
-    const f = await statOf(join(path, n))
+  for (const n of list) {
+    const f = statOf(join(path, n))
     if (f) out.push([n, f.size, f.mtimeMs, f.ino])
   }
   return out
 }
 
-async function sideTree(dir: string, depth: number): Promise<Array<[string, number, number, number]>> {
-  let entries
-  try {
-    entries = await readdir(dir, { withFileTypes: true })
-  } catch {
-    return []
-  }
+function sideTree(dir: string, depth: number): Array<[string, number, number, number]> {
   const out: Array<[string, number, number, number]> = []
-  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const e of names(dir).sort((a, b) => a.name.localeCompare(b.name))) {
     const p = join(dir, e.name)
     if (e.isDirectory()) {
-      if (depth < 2) out.push(...(await sideTree(p, depth + 1)))
+      if (depth < 2) out.push(...sideTree(p, depth + 1))
       continue
     }
-    const f = await statOf(p)
+    const f = statOf(p)
     if (f) out.push([p, f.size, f.mtimeMs, f.ino])
   }
   return out
@@ -134,7 +139,7 @@ async function sideTree(dir: string, depth: number): Promise<Array<[string, numb
  * a shared database (whose file changes with any session) are compared by
  * what discovery says of them instead.
  */
-async function fingerprint(s: SourceSession, children: SourceSession[]): Promise<{ fp: string; bytes: number; top: Stat | null }> {
+function fingerprint(s: SourceSession, children: SourceSession[]): { fp: string; bytes: number; top: Stat | null } {
   const parts: unknown[] = []
   let bytes = 0
   let top: Stat | null = null
@@ -144,7 +149,7 @@ async function fingerprint(s: SourceSession, children: SourceSession[]): Promise
       bytes += x.bytes ?? 0
       continue
     }
-    const tree = await statTree(x.path)
+    const tree = statTree(x.path)
     for (const t of tree) bytes += t[1]
     if (x === s && tree.length >= 1 && tree[0]![0] === x.path) top = { size: tree[0]![1], mtimeMs: tree[0]![2], ino: tree[0]![3] }
     parts.push([x.sid, x.path, tree])
@@ -152,11 +157,14 @@ async function fingerprint(s: SourceSession, children: SourceSession[]): Promise
   return { fp: createHash('sha256').update(JSON.stringify(parts)).digest('hex'), bytes, top }
 }
 
+/** How much of a session file's start is hashed: enough to tell a rewrite from an append, small enough to cost one page read. */
+const HEAD_BYTES = 4096
+
 async function headHash(path: string): Promise<string | undefined> {
   try {
     const fh = await open(path, 'r')
     try {
-      const buf = Buffer.alloc(64 * 1024)
+      const buf = Buffer.allocUnsafe(HEAD_BYTES)
       const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
       return createHash('sha256').update(buf.subarray(0, bytesRead)).digest('hex').slice(0, 32)
     } finally {
@@ -214,7 +222,7 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
   const fps = []
   let totalBytes = 0
   for (const p of plan) {
-    const f = await fingerprint(p.top, p.children)
+    const f = fingerprint(p.top, p.children)
     fps.push(f)
     totalBytes += f.bytes
   }
@@ -223,13 +231,15 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
   let inBatch = 0
   try {
     w.begin()
+    // Every session's fingerprint in one scan (under the lock, so what another run just wrote counts).
+    const known = w.storedAll()
     for (let i = 0; i < plan.length; i++) {
       const { src, top, children } = plan[i]!
       const f = fps[i]!
-      const stored = w.stored(top.sid)
-      if (stored && stored.fingerprint === f.fp && children.every((c) => w.stored(c.sid)?.fingerprint !== undefined)) {
+      const stored = known.get(top.sid) ?? null
+      if (stored && stored.fingerprint === f.fp && children.every((c) => known.has(c.sid))) {
         if (stored.gone) w.seenUnchanged(top.sid)
-        for (const c of children) if (w.stored(c.sid)?.gone) w.seenUnchanged(c.sid)
+        for (const c of children) if (known.get(c.sid)?.gone) w.seenUnchanged(c.sid)
         sum.sessions.unchanged++
         hooks.tick?.(0, top.sid)
         continue

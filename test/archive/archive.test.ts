@@ -312,11 +312,12 @@ t.test('Parquet export read back by DuckDB; incremental; JSON lines too', async 
   const byHarness = await rows(`SELECT harness, count(*)::INTEGER AS n FROM ${recGlob} GROUP BY harness ORDER BY harness`)
   t.same(byHarness, query(db, 'SELECT s.harness, count(*) AS n FROM records r JOIN sessions s ON s.sid = r.sid GROUP BY s.harness ORDER BY s.harness'), 'per harness partition')
   t.same(await rows(`SELECT title, month FROM ${sesGlob} WHERE sid = 'claude-code:${CLAUDE}'`), [{ title: 'Fix the red build', month: '2026-11' }], 'a session row and its month partition')
-  const one = query<{ id: string; body: string; native: string }>(db, "SELECT id, body, native FROM records WHERE kind = 'message' ORDER BY rid LIMIT 1")[0]!
+  const one = query<{ id: string; body: string; native: string; raw: string }>(db, "SELECT id, body, native, raw FROM records WHERE kind = 'message' ORDER BY rid LIMIT 1")[0]!
   const got = await rows(`SELECT sid, kind, role, record, native FROM ${recGlob} WHERE id = '${one.id}'`)
   t.equal(got.length, 1)
   t.same(JSON.parse(String(got[0]!.record)), JSON.parse(one.body), 'the record as archived')
-  t.equal(got[0]!.native, one.native, 'native kept')
+  t.type(one.raw, 'string', 'the source line is kept apart, as it came')
+  t.same(JSON.parse(String(got[0]!.native)), { ...JSON.parse(one.native), raw: one.raw }, 'native kept whole, source line included')
 
   const again = JSON.parse((await ferry(['--home', home, 'export', '--out', out, '--json'])).stdout)
   t.same([again.files, again.records], [0, 0], 'a re-run with nothing new writes nothing')
