@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -94,7 +95,8 @@ const b = {
     const r = await measure(join(root, 'bench', 'baseline.mjs'), [file])
     if (r.code !== 0) throw new Error(`baseline failed: ${r.stderr}`)
     const bytes = statSync(file).size
-    const row = { label: `baseline loop: ${label}`, seconds: r.seconds, mbs: bytes / 1e6 / r.seconds, rssKiB: r.rssKiB }
+    const row = { label: `baseline loop: ${label}`, seconds: r.seconds, mbs: bytes / 1e6 / r.seconds, rssKiB: r.rssKiB, cpuSeconds: r.cpuSeconds }
+    if (r.cpuSeconds) row.note = `${(bytes / 1e6 / r.cpuSeconds).toFixed(1)} MB per CPU-s`
     baselines.set(label, row)
     b.lastBaseline = row
     print(row)
@@ -113,7 +115,7 @@ const b = {
     }
     if (opts.bytes && r.cpuSeconds) row.cpuMbs = opts.bytes / 1e6 / r.cpuSeconds
     row.cpuSeconds = r.cpuSeconds
-    const cpu = row.cpuMbs ? `${row.cpuMbs.toFixed(1)} MB per CPU-s` : ''
+    const cpu = row.cpuMbs ? `${row.cpuMbs.toFixed(1)} MB per CPU-s` : row.cpuSeconds ? `${row.cpuSeconds.toFixed(2)} CPU-s` : ''
     if (opts.note || cpu) row.note = [cpu, opts.note].filter(Boolean).join(' ')
     print(row)
     return { ...row, stdout: r.stdout, stderr: r.stderr }
@@ -122,7 +124,9 @@ const b = {
   async script(label, script, scriptArgs, opts = {}) {
     const r = await measure(script, scriptArgs, opts)
     if (r.code !== 0) throw new Error(`${script} failed: ${r.stderr.slice(-2000)}`)
-    const row = { label, seconds: r.seconds, rssKiB: r.rssKiB, ...(opts.bytes ? { mbs: opts.bytes / 1e6 / r.seconds } : {}), ...(opts.note ? { note: opts.note } : {}) }
+    const cpu = r.cpuSeconds ? (opts.bytes ? `${(opts.bytes / 1e6 / r.cpuSeconds).toFixed(1)} MB per CPU-s` : `${r.cpuSeconds.toFixed(2)} CPU-s`) : ''
+    const note = [cpu, opts.note].filter(Boolean).join(' ')
+    const row = { label, seconds: r.seconds, rssKiB: r.rssKiB, cpuSeconds: r.cpuSeconds, ...(opts.bytes ? { mbs: opts.bytes / 1e6 / r.seconds } : {}), ...(note ? { note } : {}) }
     print(row)
     return { ...row, stdout: r.stdout }
   },
@@ -170,13 +174,13 @@ async function core() {
 
 const workloadDir = join(root, 'bench', 'workloads')
 const workloads = existsSync(workloadDir) ? readdirSync(workloadDir).filter((f) => f.endsWith('.mjs')).sort() : []
-console.log(`ferry bench ${quick ? '(quick)' : ''} — node ${process.version}, ${new Date().toISOString()}`)
+console.log(`ferry bench ${quick ? '(quick)' : ''} — node ${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 if (!only.length || only.includes('core')) await core()
 for (const f of workloads) {
   const mod = await import(pathToFileURL(join(workloadDir, f)).href)
   const name = mod.name ?? f.replace(/\.mjs$/, '')
   if (only.length && !only.includes(name)) continue
-  console.log(`\n# ${name}`)
+  console.log(`\n# ${name} (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`)
   // Ratios compare only with a baseline measured by the same workload.
   b.lastBaseline = undefined
   try {

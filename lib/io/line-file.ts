@@ -6,8 +6,7 @@
  * can tell a torn line from a bad one (`LineReporter.bad`).
  */
 import { open } from 'node:fs/promises'
-import { close, fstat, open as fsOpen, read } from 'node:fs'
-import { promisify } from 'node:util'
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import type { Code } from '../codes.js'
 import type { Diagnostics } from '../diagnostics.js'
@@ -202,11 +201,19 @@ export interface Ends {
  * bytes), two otherwise. This is discovery's per-session cost, so it matters
  * for stores of thousands of small sessions. A zstd file gets its head
  * decompressed (as readHead) and no tail.
+ *
+ * The open, fstat, reads and close of a plain file are synchronous: each is a
+ * bounded read (the head and tail budgets) of a file that is usually in the
+ * page cache, and four thread-pool round trips per session cost far more than
+ * the syscalls themselves (profiled: `ls` over 10,000 sessions spent most of
+ * its time in futex handoffs). Callers still await it, a few at a time
+ * (mapAhead), so a consumer that stops early stops the reading.
  */
 export async function readEnds(path: string, head: HeadOptions, tailBytes: number): Promise<Ends> {
-  const fd = await fdOpen(path)
+  const fd = openSync(path, 'r')
+  let zstd: { size: number; mtime: Date } | undefined
   try {
-    const st = await fdStat(fd)
+    const st = fstatSync(fd)
     const size = st.size
     const len = Math.min(size, head.maxBytes)
     // Read in steps, stopping once maxLines lines are in: a big file's head costs what it needs.
@@ -215,7 +222,7 @@ export async function readEnds(path: string, head: HeadOptions, tailBytes: numbe
     let lineCount = 0
     while (got < len && lineCount < head.maxLines) {
       const want = Math.min(len - got, Math.max(HEAD_STEP, got))
-      const { bytesRead } = await fdRead(fd, buf, got, want, got)
+      const bytesRead = readSync(fd, buf, got, want, got)
       if (bytesRead === 0) break
       const part = buf.subarray(got, got + bytesRead)
       for (let i = part.indexOf(0x0a); i >= 0; i = part.indexOf(0x0a, i + 1)) lineCount++
@@ -240,24 +247,16 @@ export async function readEnds(path: string, head: HeadOptions, tailBytes: numbe
       else {
         const tlen = Math.min(size, tailBytes)
         const tb = Buffer.allocUnsafe(tlen)
-        const { bytesRead } = await fdRead(fd, tb, 0, tlen, size - tlen)
+        const bytesRead = readSync(fd, tb, 0, tlen, size - tlen)
         tail = splitTail(tb.subarray(0, bytesRead), tlen < size)
       }
       return { size, mtime: st.mtime, head: { lines, compressed: false, whole: whole && start >= data.length }, tail }
     }
-    return { size, mtime: st.mtime, head: await readHead(path, head), tail: undefined }
+    zstd = { size, mtime: st.mtime }
   } finally {
-    await fdClose(fd)
+    closeSync(fd)
   }
-}
-
-// Plain descriptors, not FileHandles: for discovery's thousands of small
-// reads the FileHandle's per-open setup and close were most of the time (profiled).
-const fdOpen = promisify((p: string, cb: (e: NodeJS.ErrnoException | null, fd: number) => void) => fsOpen(p, 'r', cb))
-const fdStat = promisify(fstat)
-const fdClose = promisify(close)
-function fdRead(fd: number, buf: Buffer, off: number, len: number, pos: number): Promise<{ bytesRead: number }> {
-  return new Promise((res, rej) => read(fd, buf, off, len, pos, (err, bytesRead) => (err ? rej(err) : res({ bytesRead }))))
+  return { ...zstd, head: await readHead(path, head), tail: undefined }
 }
 
 const ZSTD_MAGIC = 0xfd2fb528

@@ -96,3 +96,33 @@ t.test('AtomicFile and AtomicDir: nothing at the target until commit; abort leav
   const { readdirSync } = await import('node:fs')
   t.same(readdirSync(dir).sort(), ['a.jsonl', 'sess'], 'no temp files left')
 })
+
+t.test('openBytes: small files (read whole, at once) and large ones (streamed) give the same bytes, endByte honoured', async (t) => {
+  const dir = tempDir(t)
+  const collect = async (p: string, opts: { endByte?: number } = {}) => {
+    const { stream, compressed } = await openBytes(p, opts)
+    const parts: Buffer[] = []
+    for await (const c of stream) parts.push(c as Buffer)
+    return { compressed, data: Buffer.concat(parts) }
+  }
+  // Both sides of the 1 MiB small-file bound, and an empty file.
+  for (const size of [0, 5, 1024 * 1024, 1024 * 1024 + 1, 3 * 1024 * 1024 + 17]) {
+    const p = join(dir, `f${size}.jsonl`)
+    const data = Buffer.alloc(size, 'x')
+    for (let i = 99; i < size; i += 100) data[i] = 0x0a
+    writeFileSync(p, data)
+    const whole = await collect(p)
+    t.equal(whole.compressed, false)
+    t.ok(whole.data.equals(data), `${size} bytes: all of them`)
+    const cut = Math.floor(size / 2)
+    t.ok((await collect(p, { endByte: cut })).data.equals(data.subarray(0, cut)), `${size} bytes, endByte ${cut}: the first ${cut}`)
+  }
+  // A small zstd file is still sniffed and decompressed.
+  const z = join(dir, 'small.jsonl')
+  writeFileSync(z, '{"a":1}\n{"b":2}\n')
+  execFileSync('zstd', ['-q', '-f', z, '-o', z + '.zst'])
+  const zz = await collect(z + '.zst')
+  t.equal(zz.compressed, true)
+  t.equal(zz.data.toString(), '{"a":1}\n{"b":2}\n')
+  await t.rejects(openBytes(join(dir, 'missing.jsonl')), { code: 'ENOENT' }, 'a missing file rejects')
+})

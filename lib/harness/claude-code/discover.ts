@@ -12,6 +12,7 @@ import type { SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import { readHead, type LineContext } from '../../io/line-file.js'
 import { mapAhead } from '../../io/ahead.js'
+import { openDiscoveryCache } from '../discovery-cache.js'
 import { readMeta } from './meta.js'
 
 export const HARNESS = 'claude-code' as const
@@ -63,8 +64,15 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
 }
 
 export async function* discover(ctx: StoreContext, root: string): AsyncGenerator<SessionInfo> {
-  // Heads and tails read a few files at a time, in order, lazily.
-  yield* mapAhead(sessionFiles(root), (f) => infoFor(ctx, f))
+  // Heads and tails read a few files at a time, in order, lazily; an unchanged file's metadata comes from the cache.
+  const cache = openDiscoveryCache<SessionInfo>(ctx, HARNESS, root)
+  let complete = false
+  try {
+    yield* mapAhead(sessionFiles(root), (f) => cache.get(f, () => infoFor(ctx, f)))
+    complete = true
+  } finally {
+    await cache.save(complete)
+  }
 }
 
 async function isFile(p: string): Promise<boolean> {

@@ -11,6 +11,7 @@ import type { StoreContext } from '../../context.js'
 import { AmbiguousError } from '../../errors.js'
 import { readEnds, readLines, type Ends } from '../../io/line-file.js'
 import { mapAhead } from '../../io/ahead.js'
+import { openDiscoveryCache } from '../discovery-cache.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { userContextKind } from './context.js'
 import { isUuid } from './ids.js'
@@ -184,10 +185,24 @@ function oneLine(s: string): string {
 
 export async function* discover(ctx: StoreContext, root: string, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const names = await threadNames(ctx, root)
-  // Heads and tails read a few files at a time, in order, lazily.
-  for await (const info of mapAhead(allFiles(root, opts.all ?? false), (f) => describe(f.path, { archived: f.archived, names }))) {
-    if (info) yield info
+  // Heads and tails read a few files at a time, in order, lazily. What a file says is cached (see discovery-cache);
+  // thread names live in another file, so they are applied after, never cached.
+  const cache = openDiscoveryCache<SessionInfo | null>(ctx, 'codex', root)
+  let complete = false
+  try {
+    for await (const info of mapAhead(allFiles(root, opts.all ?? false), (f) => cache.get(f.path, () => describe(f.path, { archived: f.archived })))) {
+      if (info) yield withName(info, names)
+    }
+    complete = true
+  } finally {
+    await cache.save(complete)
   }
+}
+
+/** A thread's name from the session index, over the title its file gave. */
+function withName(info: SessionInfo, names: Map<string, string>): SessionInfo {
+  const custom = names.get(info.id.toLowerCase())
+  return custom === undefined ? info : { ...info, title: custom, title_source: 'custom' }
 }
 
 /** A native id, a unique id prefix, or a path to a rollout file. */

@@ -1,0 +1,143 @@
+/**
+ * A metadata cache for discovery of file-per-session stores (the JSONL
+ * harnesses): what a session file's head and tail said, keyed by the file's
+ * path, size, mtime (ns) and inode, so a second `ferry ls` over thousands of
+ * sessions costs one stat per file instead of an open and two reads and the
+ * parsing. Entries are trusted only while all of these and the ctime match
+ * (ctime cannot be set back, so a write followed by `touch -d` to the old
+ * mtime is still seen); a change within one timestamp tick of the read is
+ * guarded against by not caching files changed in the last few seconds (as
+ * git's "racy" index entries).
+ *
+ * Where: `$XDG_CACHE_HOME/ferry/discovery/` (`~/.cache/ferry/...`, following
+ * `--home`), one file per harness and store root. ferry creates its `ferry/`
+ * folder there only when the cache folder itself exists, so a bare HOME (a
+ * test's, a `--home` pointing at a copied store) gets nothing written into it.
+ * `FERRY_NO_CACHE=1` turns the cache off.
+ *
+ * Concurrent runs: the file is replaced whole through a temp file and a
+ * rename (writeWholeFile), so a reader sees the old or the new version, never
+ * a mix; the last writer wins, which only costs the other run's additions.
+ * A file that does not parse, or was written by another version of ferry or
+ * with another line cap, is ignored and rewritten.
+ */
+import { createHash } from 'node:crypto'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { xdgDir, type StoreContext } from '../context.js'
+import { writeWholeFile } from '../io/atomic.js'
+import { VERSION } from '../version.js'
+
+/** Bump when what a harness derives from a file changes shape (the ferry version is part of the key too). */
+const FORMAT = 1
+/** Files modified this recently are read but not cached: a same-size rewrite within one mtime tick would go unseen. */
+const RACY_NS = 3_000_000_000n
+
+/** One file's entry; in the file the path is relative to the root and, inside the value, the path string is PATH_MARK. */
+type Entry<T> = [path: string, size: number, mtimeNs: string, ino: string, ctimeNs: string, value: T]
+
+interface CacheFile<T> {
+  format: number
+  ferry: string
+  key: string
+  entries: Entry<T>[]
+}
+
+const PATH_MARK = '\u0000path'
+
+/** The value with every string equal to `path` swapped for `to` (the path is most of an entry's bytes, often thrice). */
+function swapPath<T>(v: T, path: string, to: string): T {
+  if (v === path) return to as T
+  if (Array.isArray(v)) return v.map((x) => swapPath(x, path, to)) as T
+  if (v && typeof v === 'object') {
+    const o: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) o[k] = swapPath(x, path, to)
+    return o as T
+  }
+  return v
+}
+
+export interface DiscoveryCache<T> {
+  /** The cached value for `path` when the file is unchanged, else `read()`'s (cached when it reported nothing). */
+  get(path: string, read: () => Promise<T>): Promise<T>
+  /** Writes the cache back if anything changed; `complete` when every file was visited (entries of files gone are dropped). */
+  save(complete: boolean): Promise<void>
+}
+
+const disabled: DiscoveryCache<never> = {
+  get: (_p, read) => read(),
+  save: async () => {},
+}
+
+function cacheBase(ctx: StoreContext): string | null {
+  if (ctx.env.FERRY_NO_CACHE && ctx.env.FERRY_NO_CACHE !== '0') return null
+  const base = xdgDir(ctx, 'cache')
+  try {
+    return statSync(base).isDirectory() ? join(base, 'ferry', 'discovery') : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The cache of one harness's store at `root`. `variant` names anything else
+ * the values depend on (besides the file, the ferry version and the line cap).
+ */
+export function openDiscoveryCache<T>(ctx: StoreContext, harness: string, root: string, variant = ''): DiscoveryCache<T> {
+  const dir = cacheBase(ctx)
+  if (!dir) return disabled as DiscoveryCache<T>
+  const key = `${harness}\0${root}\0${ctx.maxLineBytes}\0${variant}`
+  const file = join(dir, `${harness}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`)
+  const prefix = root.endsWith('/') ? root : `${root}/`
+  const old = new Map<string, Entry<T>>()
+  try {
+    const f = JSON.parse(readFileSync(file, 'utf8')) as CacheFile<T>
+    if (f && f.format === FORMAT && f.ferry === VERSION && f.key === key && Array.isArray(f.entries)) {
+      for (const e of f.entries) if (Array.isArray(e) && e.length === 6 && typeof e[0] === 'string') old.set(e[0].startsWith('/') ? e[0] : prefix + e[0], e)
+    }
+  } catch {
+    /* none yet, or unreadable: start empty */
+  }
+  const fresh = new Map<string, Entry<T>>()
+  let changed = false
+  return {
+    async get(path, read) {
+      let st
+      try {
+        st = statSync(path, { bigint: true })
+      } catch {
+        return read()
+      }
+      const size = Number(st.size)
+      const mtime = String(st.mtimeNs)
+      const ino = String(st.ino)
+      const ctime = String(st.ctimeNs)
+      const hit = old.get(path)
+      if (hit && hit[1] === size && hit[2] === mtime && hit[3] === ino && hit[4] === ctime) {
+        fresh.set(path, hit)
+        // A new object each time (callers may add to what they are given).
+        return swapPath(hit[5], PATH_MARK, path)
+      }
+      const reported = ctx.diagnostics.errors + ctx.diagnostics.warnings
+      const value = await read()
+      changed = true
+      // Only what read cleanly is kept (a warning may be about this file); and not a file that may still be changing.
+      const now = BigInt(Date.now()) * 1_000_000n
+      if (ctx.diagnostics.errors + ctx.diagnostics.warnings === reported && now - st.mtimeNs > RACY_NS && now - st.ctimeNs > RACY_NS) {
+        fresh.set(path, [path.startsWith(prefix) ? path.slice(prefix.length) : path, size, mtime, ino, ctime, swapPath(value, path, PATH_MARK)])
+      }
+      return value
+    },
+    async save(complete) {
+      // A complete run drops the entries of files that are gone; one stopped early keeps what it did not get to.
+      const entries = complete ? fresh : new Map([...old, ...fresh])
+      if (!changed && entries.size === old.size) return
+      const out: CacheFile<T> = { format: FORMAT, ferry: VERSION, key, entries: [...entries.values()] }
+      try {
+        await writeWholeFile(file, JSON.stringify(out), { force: true })
+      } catch {
+        // A cache that cannot be written costs only speed.
+      }
+    },
+  }
+}
