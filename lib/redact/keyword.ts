@@ -147,27 +147,56 @@ const isLetter = (c: number): boolean => c >= 97 && c <= 122
 
 /** Each keyword in lower, upper and capitalised form: the engine's prefilter table reports where they occur (`findAt`). */
 export const KEYWORD_FORMS: string[] = KEYWORDS.flatMap(([k]) => [k, k.toUpperCase(), k[0]!.toUpperCase() + k.slice(1)])
-const WORD_END = new Set(KEYWORDS.filter(([, w]) => w).map(([k]) => k))
+/** Keywords that must end the identifier where they occur (`sig` but not `signal`); the caller of `findAt` drops the others. */
+export const KEYWORD_WORD_END = new Set(KEYWORDS.filter(([, w]) => w).map(([k]) => k))
 
-/** Keyword context at the given keyword occurrences (`hits`: start, length pairs, in text order or not). */
+/**
+ * Whether the identifier holding the keyword at `at` follows `name:` /
+ * `"name": "` at any escaping depth (NAME_VALUE's `name\\*["']?\s*:\s*\\*["']?`):
+ * only then can findNameValue find anything.
+ */
+function afterName(text: string, at: number): boolean {
+  let b = at
+  while (b > 0 && at - b < 80 && ident(text.charCodeAt(b - 1))) b--
+  let colon = false
+  while (b > 0 && at - b < 120) {
+    const c = text.charCodeAt(b - 1)
+    if (c === 58) colon = true
+    else if (c !== 92 && c !== 34 && c !== 39 && c !== 32 && c !== 9 && c !== 10 && c !== 13) break
+    b--
+  }
+  return colon && b >= 4 && text.slice(b - 4, b).toLowerCase() === 'name'
+}
+
+/**
+ * Keyword context at the given keyword occurrences (`hits`: start, length
+ * pairs, in text order or not; a word-end keyword, `sig`, `pat`, already
+ * known to end its identifier).
+ */
 function findAt(text: string, hits: number[]): Array<[number, number]> {
   const out: Array<[number, number]> = []
+  let nameValue = false
+  const hasValue = text.includes('alue')
   for (let k = 0; k < hits.length; k += 2) {
     const at = hits[k]!
     const next = at + hits[k + 1]!
-    if (WORD_END.has(text.slice(at, next).toLowerCase()) && isLetter(text.charCodeAt(next) | 32)) continue
+    // `name: DB_PASSWORD` … `value: X`: the value is in another key (only looked for when a keyword sits in a `name`).
+    if (hasValue && !nameValue) nameValue = afterName(text, at)
     if (!mayAssign(text, at, next)) continue
     const e = assignment(text, at, next)
     if (e) out.push(e)
   }
-  if (hits.length > 0 && text.includes('alue')) findNameValue(text, out)
+  if (nameValue) findNameValue(text, out)
   return out
 }
 
 /** Standalone form (all occurrences found here): for callers without the engine's table. */
 function find(text: string): Array<[number, number]> {
   const hits: number[] = []
-  for (const kw of KEYWORD_FORMS) for (let at = text.indexOf(kw); at !== -1; at = text.indexOf(kw, at + kw.length)) hits.push(at, kw.length)
+  for (const kw of KEYWORD_FORMS) {
+    const wordEnd = KEYWORD_WORD_END.has(kw.toLowerCase())
+    for (let at = text.indexOf(kw); at !== -1; at = text.indexOf(kw, at + kw.length)) if (!wordEnd || !isLetter(text.charCodeAt(at + kw.length) | 32)) hits.push(at, kw.length)
+  }
   return findAt(text, hits)
 }
 
@@ -193,21 +222,30 @@ function mayAssign(text: string, at: number, i: number): boolean {
 
 /** The value assigned to the identifier holding the keyword at `at`, when the name and the value both say secret. */
 function assignment(text: string, at: number, from: number): [number, number] | null {
+  // The whole identifier the keyword sits in, judged before the regex runs (most names say no).
+  // AFTER's name part is the identifier characters after the keyword, at most 40: nothing else can follow them.
+  let nameEnd = from
+  while (nameEnd < text.length && ident(text.charCodeAt(nameEnd))) nameEnd++
+  if (nameEnd - from > 40) return null
+  let b = at
+  while (b > 0 && at - b < 60 && ident(text.charCodeAt(b - 1))) b--
+  // A name that starts right after a JSON escape (`\nDB_PASSWORD=`) starts after the escape's letter.
+  if (b >= 1 && text.charCodeAt(b - 1) === 92 && /[nrt]/.test(text[b]!) && b < at) b++
+  let name = text.slice(b, nameEnd)
+  const flag = name.startsWith('-')
+  if (flag) name = name.replace(/^-+/, '')
+  let strength = strengthCache.get(name)
+  if (strength === undefined) {
+    strength = nameStrength(name)
+    if (strengthCache.size < 10_000) strengthCache.set(name, strength)
+  }
+  if (strength === 0) return null
   AFTER.lastIndex = from
   const m = AFTER.exec(text)
   if (!m) return null
   const g = m.groups!
   const vStart = m.indices!.groups!.s![0]
   let v = text.slice(vStart, vStart + g.s!.length)
-  // The whole identifier the keyword sits in.
-  let b = at
-  while (b > 0 && at - b < 60 && ident(text.charCodeAt(b - 1))) b--
-  // A name that starts right after a JSON escape (`\nDB_PASSWORD=`) starts after the escape's letter.
-  if (b >= 1 && text.charCodeAt(b - 1) === 92 && /[nrt]/.test(text[b]!) && b < at) b++
-  const nameEnd = m.index + m[0].length - (g.s!.length + (g.oq?.length ?? 0) + g.op!.length + (g.cq?.length ?? 0))
-  let name = text.slice(b, nameEnd)
-  const flag = name.startsWith('-')
-  if (flag) name = name.replace(/^-+/, '')
   const op = g.op!.trim()
   if (op === '' && !flag && !spaceAllowed(text, name)) return null
   if (op === ',' && !(g.cq && g.oq)) return null
@@ -216,12 +254,6 @@ function assignment(text: string, at: number, from: number): [number, number] | 
   const after = text.charCodeAt(vStart + v.length)
   if (after === 40 || (!g.oq && after === 46)) return null
   if (g.oq && g.oq.endsWith('(')) return null
-  let strength = strengthCache.get(name)
-  if (strength === undefined) {
-    strength = nameStrength(name)
-    if (strengthCache.size < 10_000) strengthCache.set(name, strength)
-  }
-  if (strength === 0) return null
   // Trailing punctuation of prose or code is not part of the value.
   const trimmed = v.replace(/[.:!?]+$/, '')
   if (trimmed.length < v.length) v = trimmed

@@ -36,6 +36,7 @@ t.test('every field kind is redacted and reported by path', async (t) => {
   t.equal((out[3] as any).native.raw, JSON.stringify({ payload: { token: '[REDACTED:github-token:9]' } }), 'native raw rewritten, still JSON')
   const paths = stage.report.records.flatMap((f) => (f.fields ?? []).map((x) => `${f.id} ${x.path} ${x.kind} ${x.label}`))
   t.same(paths, [
+    `${SID}:session cwd home-path ~`,
     `${SID}:session title github-token [REDACTED:github-token:1]`,
     `${SID}:session git.remote github-token [REDACTED:github-token:2]`,
     `${SID}:session x.codex.instructions github-token [REDACTED:github-token:3]`,
@@ -50,6 +51,7 @@ t.test('every field kind is redacted and reported by path', async (t) => {
     `${SID}:end title github-token [REDACTED:github-token:12]`,
   ])
   t.notOk(JSON.stringify(stage.report).includes('ghp_'), 'the report never holds a value')
+  t.equal(stage.report.redacted['home-path'], 1, 'home paths are counted in the stream report')
 })
 
 t.test('ids, kinds and image bytes are not rewritten', async (t) => {
