@@ -21,6 +21,7 @@
  */
 import { Writable } from 'node:stream'
 import type { StoreContext } from '../context.js'
+import type { Code } from '../codes.js'
 import { asFerryError, FerryError, NotWrittenError, type SessionFailure } from '../errors.js'
 import { FERRY_FORMAT, parseSessionKey, type EndRec, type FerryRecord, type SessionRec } from '../model.js'
 import type { WrittenSession } from './types.js'
@@ -68,6 +69,8 @@ export class SessionSink extends Writable {
   /** A writer still being opened: destroy waits for it so its temp files are removed too. */
   private opening: Promise<SessionWriter> | null = null
   readonly failures: SessionFailure[] = []
+  /** Why each session of this run was not written (its code), so its sub-agents can share its fate. */
+  private readonly failedWith = new Map<string, Code>()
 
   constructor(
     private readonly ctx: StoreContext,
@@ -95,6 +98,7 @@ export class SessionSink extends Writable {
     await w?.abort(err)
     const e = asFerryError(err, 'write-failed')
     this.failures.push({ sid, error: e })
+    this.failedWith.set(sid, e.code)
     this.ctx.diagnostics.error(e.code, `${sid}: not written: ${e.message}`, e.position, this.harness)
     this.emit('session-error', e, sid)
     this.skipSid = sid
@@ -109,6 +113,7 @@ export class SessionSink extends Writable {
         this.skipSid = null
         this.currentSid = rec.sid
         this.currentCwd = typeof rec.cwd === 'string' ? rec.cwd : undefined
+        this.parentGate(rec)
         this.current = await this.open(rec)
         return
       case 'end':
@@ -145,6 +150,22 @@ export class SessionSink extends Writable {
         await this.current.write(rec)
       }
     }
+  }
+
+  /**
+   * A sub-agent whose parent this run could not write would land in the store
+   * as a stray top-level session (and a later complete run would add it again
+   * under its parent): it shares its parent's fate, with the parent's code.
+   * A parent that already exists is the exception: the sub-agent goes under
+   * the stored parent (each writer resolves it), so a re-run after a run cut
+   * between the two completes the store.
+   */
+  private parentGate(header: SessionRec): void {
+    const link = (header as { parent?: { kind?: unknown; sid?: unknown } }).parent
+    if (!link || link.kind !== 'subagent' || typeof link.sid !== 'string') return
+    const code = this.failedWith.get(link.sid)
+    if (code === undefined || code === 'exists') return
+    throw new FerryError(`its parent session ${link.sid} was not written`, { code, source: this.harness })
   }
 
   private async open(header: SessionRec): Promise<SessionWriter> {

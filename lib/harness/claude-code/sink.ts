@@ -12,7 +12,6 @@
  * Sub-agent sessions whose parent was written in the same run go to
  * `<parent id>/subagents/agent-<id>.jsonl` with their `.meta.json`.
  */
-import type { Code } from '../../codes.js'
 import { createHash } from 'node:crypto'
 import { chmod, rm } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
@@ -77,9 +76,7 @@ export function safeToolId(id: string): string {
 export function claudeSink(ctx: StoreContext, root: string, opts: ClaudeWriteOptions = {}): SessionSink {
   const store = opts.out ? resolve(opts.out) : root
   const written = new Map<string, WrittenTarget>()
-  const attempted = new Set<string>()
-  const sink: SessionSink = new SessionSink(ctx, HARNESS, async (header) => ClaudeWriter.open(ctx, store, header, opts, written, attempted, (sid) => sink.failures.find((f) => f.sid === sid)?.error.code))
-  return sink
+  return new SessionSink(ctx, HARNESS, async (header) => ClaudeWriter.open(ctx, store, header, opts, written))
 }
 
 class ClaudeWriter implements SessionWriter {
@@ -126,17 +123,11 @@ class ClaudeWriter implements SessionWriter {
     this.title = header.title
   }
 
-  static async open(ctx: StoreContext, store: string, header: SessionRec, opts: ClaudeWriteOptions, written: Map<string, WrittenTarget>, attempted: Set<string>, failedWith: (sid: string) => Code | undefined): Promise<ClaudeWriter> {
-    attempted.add(header.sid)
+  static async open(ctx: StoreContext, store: string, header: SessionRec, opts: ClaudeWriteOptions, written: Map<string, WrittenTarget>): Promise<ClaudeWriter> {
     const same = sourceHarness(header) === HARNESS
     const startTs = header.created_at ?? header.updated_at ?? new Date().toISOString()
     const parent = header.parent?.kind === 'subagent' ? written.get(header.parent.sid) : undefined
-    // A sub-agent whose parent failed in this run would otherwise land in the
-    // store as a stray session of its own; it shares its parent's fate.
-    if (header.parent?.kind === 'subagent' && !parent && attempted.has(header.parent.sid)) {
-      // Same code as the parent's failure: a re-run without --force says `exists` for both.
-      throw new FerryError(`its parent session ${header.parent.sid} was not written`, { code: failedWith(header.parent.sid) ?? 'not-written', source: HARNESS })
-    }
+    // (A sub-agent whose parent failed in this run never gets here: SessionSink skips it with its parent.)
     let path: string
     let target: WrittenTarget
     let agentId: string | undefined
