@@ -149,6 +149,8 @@ class ZCodeWriter implements SessionWriter {
   private sessionRow: Row | null = null
   /** A compaction boundary not yet written: it becomes a visible note unless a summary message carries it. */
   private boundary: BoundaryRec | null = null
+  /** Calls in user messages (a person's slash commands), whose results are not tool results in ZCode. */
+  private readonly userCalls = new Set<string>()
 
   constructor(
     private readonly ctx: StoreContext,
@@ -353,6 +355,8 @@ class ZCodeWriter implements SessionWriter {
   private userRecord(rec: MessageRec, t: number, context: boolean): void {
     for (const b of rec.blocks) {
       if (b.type !== 'tool_result') continue
+      // The output of a person's command (Claude Code's `/compact` as a user-side call): ZCode has no such call.
+      if (this.userCalls.delete(b.tool_use_id)) continue
       const part = this.open?.info.role === 'assistant' ? this.open.tools.get(b.tool_use_id) : undefined
       if (!part) {
         this.ctx.diagnostics.warn('orphan-result', `tool result ${b.tool_use_id} has no call in the open step; dropped`, { row: rec.id }, 'zcode')
@@ -367,6 +371,11 @@ class ZCodeWriter implements SessionWriter {
       if (b.type === 'text') {
         parts.push({ type: 'text', text: b.text, ...(context && rec.context_kind !== 'summary' ? { synthetic: true } : {}) })
         if (!context && this.firstUserText === undefined && b.text.trim()) this.firstUserText = b.text
+      } else if (b.type === 'tool_use') {
+        // A call the person made (a slash command), not the model: ZCode keeps it as the typed text.
+        this.userCalls.add(b.id)
+        const args = b.input && typeof b.input === 'object' && typeof (b.input as Json).args === 'string' ? ((b.input as Json).args as string) : ''
+        parts.push({ type: 'text', text: `${b.name} ${args}`.trim() })
       } else {
         const f = this.mediaPart(b)
         if (f) parts.push(f)

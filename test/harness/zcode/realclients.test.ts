@@ -19,7 +19,9 @@ type Rec = Record<string, any>
 function conversation(recs: Rec[]) {
   const ms = recs.filter((r) => r.kind === 'message' && !r.context)
   const texts = (role: string) => ms.filter((m) => m.role === role).flatMap((m) => m.blocks.filter((b: Rec) => b.type === 'text').map((b: Rec) => b.text))
-  return { user: texts('user'), assistant: texts('assistant'), calls: ms.flatMap((m) => m.blocks.filter((b: Rec) => b.type === 'tool_use')).length }
+  // The model's calls: a person's slash command (Claude Code's user-side `/compact` call) is a prompt in ZCode.
+  const commands = ms.filter((m) => m.role === 'user').flatMap((m) => m.blocks.filter((b: Rec) => b.type === 'tool_use').map((b: Rec) => b.name))
+  return { user: [...texts('user'), ...commands], assistant: texts('assistant'), calls: ms.filter((m) => m.role === 'assistant').flatMap((m) => m.blocks.filter((b: Rec) => b.type === 'tool_use')).length }
 }
 
 for (const client of CLIENTS) {
