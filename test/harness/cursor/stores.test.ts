@@ -292,3 +292,19 @@ t.test('2.x editor store: composers indexed by each workspace DB (allComposers),
   t.same(lines(cat.stdout).filter((r) => r.kind === 'message').map((r) => [r.role, r.blocks[0].text]), [['user', 'what does make do here?'], ['assistant', 'It builds the site.']], 'bubbles read from the global DB')
   t.same(snapshot(home), before, 'nothing changed')
 })
+
+t.test('legacy .txt transcript: results answer their calls in order; a call without one says so', async (t) => {
+  const { mkdirSync, writeFileSync } = await import('node:fs')
+  const home = join(tempDir(t, 'ferry-cursor-txt-'), 'home')
+  const dir = join(home, '.cursor', 'projects', 'home-dev-demo-app', 'agent-transcripts')
+  mkdirSync(dir, { recursive: true })
+  const id = '44444444-0000-4000-8000-000000000001'
+  writeFileSync(join(dir, `${id}.txt`), 'user:\n<user_query>\nlook around\n</user_query>\n\nassistant:\n[Tool call] Shell\n  command: ls\n[Tool call] Read\n  path: /home/dev/demo-app/a\n[Tool result] Shell\n  a b\nTwo files.\n')
+  const cat = await ferry(['--home', home, 'cat', `cursor:${id}`, '--no-native'], { env: ENV })
+  t.equal(cat.code, 0, cat.stderr)
+  const blocks = lines(cat.stdout).filter((r) => r.kind === 'message').flatMap((m) => m.blocks)
+  const uses = blocks.filter((b: any) => b.type === 'tool_use').map((b: any) => b.id)
+  const results = blocks.filter((b: any) => b.type === 'tool_result')
+  t.equal(uses.length, 2)
+  t.match(results, [{ tool_use_id: uses[0], content: /^a b/ }, { tool_use_id: uses[1], content: /does not record tool output/, truncated: {} }])
+})
