@@ -146,7 +146,7 @@ export function* txtItems(text: string): Generator<Item> {
         const id = `cursor_${loc}_${n++}`
         calls.push(id)
         blocks.push({ type: 'tool_use', id, name: head[2]!.trim() || 'unknown', input })
-        // Results follow their calls in order.
+        // Results follow their calls in order; a call left without one says the transcript has none.
       } else results.push({ type: 'tool_result', tool_use_id: calls.shift() ?? `cursor_${loc}_${n++}`, content: rest.replace(/^\s+|\s+$/g, '') })
     }
     for (const id of calls) results.push({ type: 'tool_result', tool_use_id: id, content: NO_OUTPUT, truncated: {} })
