@@ -466,12 +466,16 @@ const CHUNK = 4 * 1024
 function chunkEnd(text: string, from: number): number {
   if (text.length - from <= CHUNK) return text.length
   // Prefer a blank line or the start of a JSON line, so that a multi-line context (`.netrc`, `name:`/`value:`) stays in one chunk.
-  let end = text.indexOf('\n\n', from + CHUNK)
-  if (end === -1 || end > from + CHUNK + 2048) end = text.indexOf('\n{', from + CHUNK)
-  if (end === -1 || end > from + CHUNK + 2048) end = text.indexOf('\n', from + CHUNK)
+  // Searched in a window: an unbounded indexOf or lastIndexOf would make the chunking quadratic in a text without them.
+  const win = text.slice(from + CHUNK, from + CHUNK + 2050)
+  let end = win.indexOf('\n\n')
+  if (end === -1) end = win.indexOf('\n{')
+  if (end === -1) end = win.indexOf('\n')
+  end = end === -1 ? text.indexOf('\n', from + CHUNK + 2050) : from + CHUNK + end
   if (end === -1) return text.length
   end++
-  const begin = text.lastIndexOf('-----BEGIN', end)
+  const at = text.slice(from, end).lastIndexOf('-----BEGIN')
+  const begin = at === -1 ? -1 : from + at
   if (begin >= from) {
     const close = text.indexOf('-----END', begin)
     if (close === -1) return text.length
