@@ -101,6 +101,10 @@ function afterEscape(text: string, start: number): boolean {
   return c === 110 || c === 114 || c === 116
 }
 
+/** What candidates scans, a window of the string at a time (even, so windows keep their parity). */
+const SCAN_WINDOW = 64 * 1024
+const SCAN = Buffer.allocUnsafe(SCAN_WINDOW + 2)
+
 /** How often letters occur in English text and code, per mille (case folded; other characters 10): ranks a keyword's windows. */
 const LETTER_FREQ: Record<string, number> = { e: 127, t: 91, a: 82, o: 75, i: 70, n: 67, s: 63, h: 61, r: 60, d: 43, l: 40, c: 28, u: 28, m: 24, w: 24, f: 22, g: 20, y: 20, p: 19, b: 15, v: 10, k: 8, j: 2, x: 2, q: 1, z: 1 }
 const charFreq = (c: string): number => LETTER_FREQ[c.toLowerCase()] ?? 10
@@ -320,8 +324,17 @@ export class Redactor {
     const hits = this.kwHits
     hits.length = 0
     const n = text.length
-    for (let i = 0; i < n; i += 2) {
-      const slot = table[((text.charCodeAt(i) & 127) << 7) | (text.charCodeAt(i + 1) & 127)]!
+    // The scan reads bytes: `charCodeAt` on a sliced string (every chunk of `redactText`, many JSON fields) unwraps it at each call.
+    // latin1 writes each UTF-16 unit's low byte, and `& 127` folds it like any non-ASCII character.
+    const buf = SCAN
+    for (let base = 0; base < n; base += SCAN_WINDOW) {
+      const len = Math.min(SCAN_WINDOW + 1, n - base)
+      buf.write(base === 0 && len === n ? text : text.slice(base, base + len), 0, len, 'latin1')
+      buf[len] = 0
+      const stop = Math.min(SCAN_WINDOW, len)
+      for (let j = 0; j < stop; j += 2) {
+      const i = base + j
+      const slot = table[((buf[j]! & 127) << 7) | (buf[j + 1]! & 127)]!
       if (slot === 0 || done[slot] === gen) continue
       const bucket = buckets[slot]!
       let open = 0
@@ -345,6 +358,7 @@ export class Redactor {
         } else open++
       }
       if (open === 0) done[slot] = gen
+      }
     }
     const runs = this.runs
     runs.length = 0
