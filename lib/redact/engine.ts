@@ -161,6 +161,8 @@ export class Redactor {
   private readonly rules: Rule[]
   /** Bucket of each two-character window (ASCII pairs, `c0 << 7 | c1`); 0 is none. */
   private readonly bigrams = new Uint16Array(128 * 128)
+  /** Bucket of the two-character keywords, by those characters: looked up one character on from each window (their odd starts). */
+  private readonly odd = new Uint16Array(128 * 128)
   private readonly buckets: Entry[][] = [[]]
   /** Keyword context on (not `noGeneric`); its keyword occurrences in the current string, as start, length pairs. */
   private readonly keywordContext: boolean
@@ -286,7 +288,15 @@ export class Redactor {
     }
     if (kw.length === 2) {
       at(kw.charCodeAt(0), kw.charCodeAt(1), 0)
-      for (let c = 0; c < 128; c++) at(c, kw.charCodeAt(0), 1)
+      // At an odd position: the second table, looked up at each window's second and third characters.
+      const key = (kw.charCodeAt(0) << 7) | kw.charCodeAt(1)
+      let slot = this.odd[key]!
+      if (slot === 0) {
+        slot = this.buckets.length
+        this.buckets.push([])
+        this.odd[key] = slot
+      }
+      this.buckets[slot]!.push({ kw, delta: 1, rules, seen: 0, context, wordEnd })
       return true
     }
     // Any two adjacent windows of the keyword do: take the pair least common in text, so fewer windows stop the scan.
@@ -318,7 +328,7 @@ export class Redactor {
       if (at !== -1) for (const r of rules) if (ruleGen[r] !== gen) (cand.push(r), (first[r] = at), (ruleGen[r] = gen))
     }
     const table = this.bigrams
-    const buckets = this.buckets
+    const odd = this.odd
     // A bucket whose keywords were all found is not looked at again in this string.
     const done = this.bucketDone
     const hits = this.kwHits
@@ -334,9 +344,31 @@ export class Redactor {
       const stop = Math.min(SCAN_WINDOW, len)
       for (let j = 0; j < stop; j += 2) {
       const i = base + j
-      const slot = table[((buf[j]! & 127) << 7) | (buf[j + 1]! & 127)]!
-      if (slot === 0 || done[slot] === gen) continue
-      const bucket = buckets[slot]!
+      const key = ((buf[j]! & 127) << 7) | (buf[j + 1]! & 127)
+      let slot = table[key]!
+      if (slot === 0 || done[slot] === gen) {
+        slot = odd[((buf[j + 1]! & 127) << 7) | (buf[j + 2]! & 127)]!
+        if (slot === 0 || done[slot] === gen) continue
+        this.visit(text, slot, i, gen)
+        continue
+      }
+      this.visit(text, slot, i, gen)
+      const o = odd[((buf[j + 1]! & 127) << 7) | (buf[j + 2]! & 127)]!
+      if (o !== 0 && done[o] !== gen) this.visit(text, o, i, gen)
+      }
+    }
+    const runs = this.runs
+    runs.length = 0
+    if (n > MAX_TOKEN) longRuns(text, runs)
+  }
+
+  /** The keywords of one bucket at window `i`: context occurrences into kwHits, rules into cand. */
+  private visit(text: string, slot: number, i: number, gen: number): void {
+      const cand = this.cand
+      const first = this.firstAt
+      const ruleGen = this.ruleGen
+      const hits = this.kwHits
+      const bucket = this.buckets[slot]!
       let open = 0
       for (let k = 0; k < bucket.length; k++) {
         const e = bucket[k]!
@@ -357,12 +389,7 @@ export class Redactor {
           for (const r of e.rules) if (ruleGen[r] !== gen) (cand.push(r), (first[r] = at), (ruleGen[r] = gen))
         } else open++
       }
-      if (open === 0) done[slot] = gen
-      }
-    }
-    const runs = this.runs
-    runs.length = 0
-    if (n > MAX_TOKEN) longRuns(text, runs)
+      if (open === 0) this.bucketDone[slot] = gen
   }
 
   /**
