@@ -7,8 +7,8 @@
  * same label as its unescaped form.
  *
  * Speed: rules run only when one of their literal keywords occurs in the
- * string (one `indexOf` per distinct keyword, on a lower-cased copy only for
- * the few case-insensitive ones), so ordinary text costs a few scans.
+ * string, found in one byte scan of the string (`candidates`; see
+ * lib/redact/README.md), so ordinary text costs one pass.
  */
 import { readFileSync } from 'node:fs'
 import { BASE64_PEM } from './base64.js'
@@ -343,18 +343,11 @@ export class Redactor {
       buf[len] = 0
       const stop = Math.min(SCAN_WINDOW, len)
       for (let j = 0; j < stop; j += 2) {
-      const i = base + j
-      const key = ((buf[j]! & 127) << 7) | (buf[j + 1]! & 127)
-      let slot = table[key]!
-      if (slot === 0 || done[slot] === gen) {
-        slot = odd[((buf[j + 1]! & 127) << 7) | (buf[j + 2]! & 127)]!
-        if (slot === 0 || done[slot] === gen) continue
-        this.visit(text, slot, i, gen)
-        continue
-      }
-      this.visit(text, slot, i, gen)
-      const o = odd[((buf[j + 1]! & 127) << 7) | (buf[j + 2]! & 127)]!
-      if (o !== 0 && done[o] !== gen) this.visit(text, o, i, gen)
+        const i = base + j
+        const slot = table[((buf[j]! & 127) << 7) | (buf[j + 1]! & 127)]!
+        if (slot !== 0 && done[slot] !== gen) this.visit(text, slot, i, gen)
+        const o = odd[((buf[j + 1]! & 127) << 7) | (buf[j + 2]! & 127)]!
+        if (o !== 0 && done[o] !== gen) this.visit(text, o, i, gen)
       }
     }
     const runs = this.runs
@@ -364,32 +357,32 @@ export class Redactor {
 
   /** The keywords of one bucket at window `i`: context occurrences into kwHits, rules into cand. */
   private visit(text: string, slot: number, i: number, gen: number): void {
-      const cand = this.cand
-      const first = this.firstAt
-      const ruleGen = this.ruleGen
-      const hits = this.kwHits
-      const bucket = this.buckets[slot]!
-      let open = 0
-      for (let k = 0; k < bucket.length; k++) {
-        const e = bucket[k]!
-        const at = i + e.delta
-        if (e.context) {
-          open++
-          if (at >= 0 && text.startsWith(e.kw, at)) {
-            const next = at + e.kw.length
-            // `sig`, `pat` end the identifier (not `signal`, `path`).
-            if (e.wordEnd && ((text.charCodeAt(next) | 32) - 97) >>> 0 < 26) continue
-            hits.push(at, e.kw.length)
-          }
-          continue
-        }
-        if (e.seen === gen) continue
+    const cand = this.cand
+    const first = this.firstAt
+    const ruleGen = this.ruleGen
+    const hits = this.kwHits
+    const bucket = this.buckets[slot]!
+    let open = 0
+    for (let k = 0; k < bucket.length; k++) {
+      const e = bucket[k]!
+      const at = i + e.delta
+      if (e.context) {
+        open++
         if (at >= 0 && text.startsWith(e.kw, at)) {
-          e.seen = gen
-          for (const r of e.rules) if (ruleGen[r] !== gen) (cand.push(r), (first[r] = at), (ruleGen[r] = gen))
-        } else open++
+          const next = at + e.kw.length
+          // `sig`, `pat` end the identifier (not `signal`, `path`).
+          if (e.wordEnd && ((text.charCodeAt(next) | 32) - 97) >>> 0 < 26) continue
+          hits.push(at, e.kw.length)
+        }
+        continue
       }
-      if (open === 0) this.bucketDone[slot] = gen
+      if (e.seen === gen) continue
+      if (at >= 0 && text.startsWith(e.kw, at)) {
+        e.seen = gen
+        for (const r of e.rules) if (ruleGen[r] !== gen) (cand.push(r), (first[r] = at), (ruleGen[r] = gen))
+      } else open++
+    }
+    if (open === 0) this.bucketDone[slot] = gen
   }
 
   /**
