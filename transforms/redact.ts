@@ -89,74 +89,86 @@ export function redact(options: RedactTransformOptions = {}): RedactStream {
   const report: RedactReport = { redacted: {}, records: [] }
   let found: Record<string, number> | null = null
   let fields: RedactField[] | null = null
-  let path = ''
+  // The path of the field being scanned, as segments (`blocks`, `[1]`, `input`), joined only when a replacement is reported.
+  const path: string[] = []
   const note = (kind: string, label: string): void => {
     found ??= {}
     found[kind] = (found[kind] ?? 0) + 1
     report.redacted[kind] = (report.redacted[kind] ?? 0) + 1
     if (opts.report) {
       fields ??= []
-      if (fields.length < MAX_FIELDS) fields.push({ path, kind, label })
+      if (fields.length < MAX_FIELDS) fields.push({ path: path.join('').replace(/^\./, ''), kind, label })
     }
   }
-  const red = (s: string, at: string): string => {
-    path = at
-    return engine.redact(s, note)
-  }
 
-  /** Maps every string inside a JSON value, keeping references when nothing changed; `at` is the value's path. */
-  function deep(v: unknown, at: string): unknown {
-    if (typeof v === 'string') return red(v, at)
+  /** Maps every string inside a JSON value, keeping references when nothing changed (the path is in `path`). */
+  function deep(v: unknown): unknown {
+    if (typeof v === 'string') return engine.redact(v, note)
+    if (v === null || typeof v !== 'object') return v
     if (Array.isArray(v)) {
       let out: unknown[] | null = null
       for (let i = 0; i < v.length; i++) {
-        const n = deep(v[i], `${at}[${i}]`)
-        if (n !== v[i]) (out ??= v.slice())[i] = n
+        const x = v[i]
+        if (x === null || (typeof x !== 'string' && typeof x !== 'object') || (typeof x === 'string' && x.length < 8)) continue
+        path.push(`[${i}]`)
+        const n = deep(x)
+        path.pop()
+        if (n !== x) (out ??= v.slice())[i] = n
       }
       return out ?? v
     }
-    if (v && typeof v === 'object') {
-      let out: Record<string, unknown> | null = null
-      for (const [k, val] of Object.entries(v)) {
-        const n = deep(val, at ? `${at}.${k}` : k)
-        if (n !== val) (out ??= { ...(v as Record<string, unknown>) })[k] = n
-      }
-      return out ?? v
+    let out: Record<string, unknown> | null = null
+    for (const k in v) {
+      const val = (v as Record<string, unknown>)[k]
+      if (val === null || (typeof val !== 'string' && typeof val !== 'object') || (typeof val === 'string' && val.length < 8)) continue
+      path.push('.' + k)
+      const n = deep(val)
+      path.pop()
+      if (n !== val) (out ??= { ...(v as Record<string, unknown>) })[k] = n
     }
-    return v
+    return out ?? v
   }
 
-  /** An object's fields but `skip`, each scanned under `at`. */
-  function fieldsOf<T extends object>(o: T, skip: Set<string>, at: string): T {
+  /** An object's fields but `skip`, each scanned. */
+  function fieldsOf<T extends object>(o: T, skip: Set<string>): T {
     let out: Record<string, unknown> | null = null
-    for (const [k, val] of Object.entries(o)) {
-      if (skip.has(k) || val === undefined) continue
-      const n = k === 'blocks' && Array.isArray(val) ? blocksOf(val as Block[], at) : deep(val, at ? `${at}.${k}` : k)
+    for (const k in o) {
+      const val = (o as Record<string, unknown>)[k]
+      if (val === undefined || skip.has(k)) continue
+      path.push('.' + k)
+      const n = k === 'blocks' && Array.isArray(val) ? blocksOf(val as Block[]) : deep(val)
+      path.pop()
       if (n !== val) (out ??= { ...(o as Record<string, unknown>) })[k] = n
     }
     return (out as T | null) ?? o
   }
 
-  function blocksOf(blocks: Block[], at: string): Block[] {
+  function blocksOf(blocks: Block[]): Block[] {
     let out: Block[] | null = null
-    blocks.forEach((b, i) => {
-      let n = fieldsOf(b, BLOCK_STRUCTURE, `${at ? at + '.' : ''}blocks[${i}]`)
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]!
+      path.push(`[${i}]`)
+      let n = fieldsOf(b, BLOCK_STRUCTURE)
+      path.pop()
       // Changed thinking text invalidates the provider's signature over it.
       if (n !== b && n.type === 'thinking' && n.text !== (b as ThinkingBlock).text) {
         const { signature: _s, encrypted: _e, ...rest } = n
         n = rest
       }
       if (n !== b) (out ??= blocks.slice())[i] = n
-    })
+    }
     return out ?? blocks
   }
 
   function nativeOf(n: NativePass): NativePass {
-    return deep(n, 'native') as NativePass
+    path.push('.native')
+    const out = deep(n) as NativePass
+    path.pop()
+    return out
   }
 
   function one(rec: Exclude<FerryRecord, StreamRec>): Exclude<FerryRecord, StreamRec> {
-    let out = fieldsOf(rec, RECORD_STRUCTURE, '')
+    let out = fieldsOf(rec, RECORD_STRUCTURE)
     const changed = out !== rec
     if (out.kind === 'session') out = { ...out, redacted: true, title: markTitle(out.title) }
     else if (out.kind === 'end' && out.title !== undefined) out = { ...out, title: markTitle(out.title) }

@@ -7,8 +7,8 @@
  * same label as its unescaped form.
  *
  * Speed: rules run only when one of their literal keywords occurs in the
- * string (one `indexOf` per distinct keyword, on a lower-cased copy only for
- * the few case-insensitive ones), so ordinary text costs a few scans.
+ * string, found in one byte scan of the string (`candidates`; see
+ * lib/redact/README.md), so ordinary text costs one pass.
  */
 import { readFileSync } from 'node:fs'
 import { BASE64_PEM } from './base64.js'
@@ -101,6 +101,10 @@ function afterEscape(text: string, start: number): boolean {
   return c === 110 || c === 114 || c === 116
 }
 
+/** What candidates scans, a window of the string at a time (even, so windows keep their parity). */
+const SCAN_WINDOW = 64 * 1024
+const SCAN = Buffer.allocUnsafe(SCAN_WINDOW + 2)
+
 /** How often letters occur in English text and code, per mille (case folded; other characters 10): ranks a keyword's windows. */
 const LETTER_FREQ: Record<string, number> = { e: 127, t: 91, a: 82, o: 75, i: 70, n: 67, s: 63, h: 61, r: 60, d: 43, l: 40, c: 28, u: 28, m: 24, w: 24, f: 22, g: 20, y: 20, p: 19, b: 15, v: 10, k: 8, j: 2, x: 2, q: 1, z: 1 }
 const charFreq = (c: string): number => LETTER_FREQ[c.toLowerCase()] ?? 10
@@ -157,6 +161,8 @@ export class Redactor {
   private readonly rules: Rule[]
   /** Bucket of each two-character window (ASCII pairs, `c0 << 7 | c1`); 0 is none. */
   private readonly bigrams = new Uint16Array(128 * 128)
+  /** Bucket of the two-character keywords, by those characters: looked up one character on from each window (their odd starts). */
+  private readonly odd = new Uint16Array(128 * 128)
   private readonly buckets: Entry[][] = [[]]
   /** Keyword context on (not `noGeneric`); its keyword occurrences in the current string, as start, length pairs. */
   private readonly keywordContext: boolean
@@ -282,7 +288,15 @@ export class Redactor {
     }
     if (kw.length === 2) {
       at(kw.charCodeAt(0), kw.charCodeAt(1), 0)
-      for (let c = 0; c < 128; c++) at(c, kw.charCodeAt(0), 1)
+      // At an odd position: the second table, looked up at each window's second and third characters.
+      const key = (kw.charCodeAt(0) << 7) | kw.charCodeAt(1)
+      let slot = this.odd[key]!
+      if (slot === 0) {
+        slot = this.buckets.length
+        this.buckets.push([])
+        this.odd[key] = slot
+      }
+      this.buckets[slot]!.push({ kw, delta: 1, rules, seen: 0, context, wordEnd })
       return true
     }
     // Any two adjacent windows of the keyword do: take the pair least common in text, so fewer windows stop the scan.
@@ -314,41 +328,61 @@ export class Redactor {
       if (at !== -1) for (const r of rules) if (ruleGen[r] !== gen) (cand.push(r), (first[r] = at), (ruleGen[r] = gen))
     }
     const table = this.bigrams
-    const buckets = this.buckets
+    const odd = this.odd
     // A bucket whose keywords were all found is not looked at again in this string.
     const done = this.bucketDone
     const hits = this.kwHits
     hits.length = 0
     const n = text.length
-    for (let i = 0; i < n; i += 2) {
-      const slot = table[((text.charCodeAt(i) & 127) << 7) | (text.charCodeAt(i + 1) & 127)]!
-      if (slot === 0 || done[slot] === gen) continue
-      const bucket = buckets[slot]!
-      let open = 0
-      for (let k = 0; k < bucket.length; k++) {
-        const e = bucket[k]!
-        const at = i + e.delta
-        if (e.context) {
-          open++
-          if (at >= 0 && text.startsWith(e.kw, at)) {
-            const next = at + e.kw.length
-            // `sig`, `pat` end the identifier (not `signal`, `path`).
-            if (e.wordEnd && ((text.charCodeAt(next) | 32) - 97) >>> 0 < 26) continue
-            hits.push(at, e.kw.length)
-          }
-          continue
-        }
-        if (e.seen === gen) continue
-        if (at >= 0 && text.startsWith(e.kw, at)) {
-          e.seen = gen
-          for (const r of e.rules) if (ruleGen[r] !== gen) (cand.push(r), (first[r] = at), (ruleGen[r] = gen))
-        } else open++
+    // The scan reads bytes: `charCodeAt` on a sliced string (every chunk of `redactText`, many JSON fields) unwraps it at each call.
+    // latin1 writes each UTF-16 unit's low byte, and `& 127` folds it like any non-ASCII character.
+    const buf = SCAN
+    for (let base = 0; base < n; base += SCAN_WINDOW) {
+      const len = Math.min(SCAN_WINDOW + 1, n - base)
+      buf.write(base === 0 && len === n ? text : text.slice(base, base + len), 0, len, 'latin1')
+      buf[len] = 0
+      const stop = Math.min(SCAN_WINDOW, len)
+      for (let j = 0; j < stop; j += 2) {
+        const i = base + j
+        const slot = table[((buf[j]! & 127) << 7) | (buf[j + 1]! & 127)]!
+        if (slot !== 0 && done[slot] !== gen) this.visit(text, slot, i, gen)
+        const o = odd[((buf[j + 1]! & 127) << 7) | (buf[j + 2]! & 127)]!
+        if (o !== 0 && done[o] !== gen) this.visit(text, o, i, gen)
       }
-      if (open === 0) done[slot] = gen
     }
     const runs = this.runs
     runs.length = 0
     if (n > MAX_TOKEN) longRuns(text, runs)
+  }
+
+  /** The keywords of one bucket at window `i`: context occurrences into kwHits, rules into cand. */
+  private visit(text: string, slot: number, i: number, gen: number): void {
+    const cand = this.cand
+    const first = this.firstAt
+    const ruleGen = this.ruleGen
+    const hits = this.kwHits
+    const bucket = this.buckets[slot]!
+    let open = 0
+    for (let k = 0; k < bucket.length; k++) {
+      const e = bucket[k]!
+      const at = i + e.delta
+      if (e.context) {
+        open++
+        if (at >= 0 && text.startsWith(e.kw, at)) {
+          const next = at + e.kw.length
+          // `sig`, `pat` end the identifier (not `signal`, `path`).
+          if (e.wordEnd && ((text.charCodeAt(next) | 32) - 97) >>> 0 < 26) continue
+          hits.push(at, e.kw.length)
+        }
+        continue
+      }
+      if (e.seen === gen) continue
+      if (at >= 0 && text.startsWith(e.kw, at)) {
+        e.seen = gen
+        for (const r of e.rules) if (ruleGen[r] !== gen) (cand.push(r), (first[r] = at), (ruleGen[r] = gen))
+      } else open++
+    }
+    if (open === 0) this.bucketDone[slot] = gen
   }
 
   /**
@@ -466,12 +500,16 @@ const CHUNK = 4 * 1024
 function chunkEnd(text: string, from: number): number {
   if (text.length - from <= CHUNK) return text.length
   // Prefer a blank line or the start of a JSON line, so that a multi-line context (`.netrc`, `name:`/`value:`) stays in one chunk.
-  let end = text.indexOf('\n\n', from + CHUNK)
-  if (end === -1 || end > from + CHUNK + 2048) end = text.indexOf('\n{', from + CHUNK)
-  if (end === -1 || end > from + CHUNK + 2048) end = text.indexOf('\n', from + CHUNK)
+  // Searched in a window: an unbounded indexOf or lastIndexOf would make the chunking quadratic in a text without them.
+  const win = text.slice(from + CHUNK, from + CHUNK + 2050)
+  let end = win.indexOf('\n\n')
+  if (end === -1) end = win.indexOf('\n{')
+  if (end === -1) end = win.indexOf('\n')
+  end = end === -1 ? text.indexOf('\n', from + CHUNK + 2050) : from + CHUNK + end
   if (end === -1) return text.length
   end++
-  const begin = text.lastIndexOf('-----BEGIN', end)
+  const at = text.slice(from, end).lastIndexOf('-----BEGIN')
+  const begin = at === -1 ? -1 : from + at
   if (begin >= from) {
     const close = text.indexOf('-----END', begin)
     if (close === -1) return text.length

@@ -257,7 +257,7 @@ function assignment(text: string, at: number, from: number): [number, number] | 
   // Trailing punctuation of prose or code is not part of the value.
   const trimmed = v.replace(/[.:!?]+$/, '')
   if (trimmed.length < v.length) v = trimmed
-  const userPass = words(name).pop() === 'auth' && decodesToUserPass(v)
+  const userPass = /auth[^a-z0-9]*$/i.test(name) && words(name).pop() === 'auth' && decodesToUserPass(v)
   if (!userPass && !secretValue(v, strength, name)) return null
   return [vStart, vStart + v.length]
 }
