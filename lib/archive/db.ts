@@ -58,6 +58,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE INDEX IF NOT EXISTS sessions_harness ON sessions(harness);
 CREATE INDEX IF NOT EXISTS sessions_ver ON sessions(ver);
+-- What a re-run compares, apart from the wide rows (headers): one scan of this index decides which sessions to read.
+CREATE INDEX IF NOT EXISTS sessions_fp ON sessions(sid, fingerprint, gone_at);
 CREATE TABLE IF NOT EXISTS records (
   rid INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,

@@ -43,14 +43,15 @@ export const MARK_OPEN = '\u0002'
 export const MARK_CLOSE = '\u0003'
 
 /**
- * How many of the newest matching records BM25 ranks. FTS5 finds matches
- * in rowid order for almost nothing, but ranks by reading every match's
- * positions: for a word in most of 150,000 records that alone is most of a
- * second. A query matching more records than this ranks the newest of them
- * (records are numbered in archive order); rarer terms are ranked in full.
- * Title and cwd rows (one per session) are always ranked.
+ * How many of the newest matching records (and session title/cwd rows)
+ * BM25 ranks. FTS5 finds matches in rowid order for almost nothing, but
+ * ranking one reads its positions: for a word in most of 150,000 records
+ * that is most of a second. A query matching more records than this ranks
+ * the newest of them (records are numbered in archive order, filters are
+ * applied first); rarer terms are ranked in full.
  */
-export const RANKED_CANDIDATES = 8000
+export const RANKED_CANDIDATES = 2000
+export const RANKED_SESSIONS = 1000
 
 export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): SearchHit[] {
   const where: string[] = []
@@ -83,22 +84,17 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
   // tool filter leaves them out.
   const recFrom = `FROM fts ${recWhere.length ? 'JOIN records r INDEXED BY records_filter ON r.rid = fts.rowid JOIN sessions s ON s.sid = r.sid' : ''}
         WHERE fts MATCH @q ${recWhere.map((w) => `AND ${w}`).join(' ')}`
-  let floor: number
-  try {
-    const f = db.prepare(`SELECT fts.rowid AS r ${recFrom} AND fts.rowid > 0 ORDER BY fts.rowid DESC LIMIT 1 OFFSET @skip`).get({ ...params, skip: RANKED_CANDIDATES - 1 }) as { r: number } | undefined
-    floor = f?.r ?? 1
-  } catch (err) {
-    throw syntaxError(err)
-  }
-  params.floor = floor
+  params.cand = RANKED_CANDIDATES
+  params.scand = RANKED_SESSIONS
   const sesWhere = where.filter((w) => !w.includes('r.'))
   if (opts.since !== undefined) sesWhere.push('coalesce(s.updated_at, s.created_at) >= @since')
+  // Session rows: rowid = minus the session's rowid, so ascending is newest first.
   const sesRows = recordOnly.length
     ? ''
-    : `SELECT frid, rnk FROM (SELECT fts.rowid AS frid, fts.rank AS rnk FROM fts ${sesWhere.length ? 'JOIN sessions s ON s.rowid = -fts.rowid' : ''}
-        WHERE fts MATCH @q AND fts.rowid < 0 ${sesWhere.map((w) => `AND ${w}`).join(' ')} ORDER BY fts.rank LIMIT @limit)
+    : `SELECT frid, rnk FROM (SELECT fts.rowid AS frid, bm25(fts) AS rnk FROM fts ${sesWhere.length ? 'JOIN sessions s ON s.rowid = -fts.rowid' : ''}
+        WHERE fts MATCH @q AND fts.rowid < 0 ${sesWhere.map((w) => `AND ${w}`).join(' ')} ORDER BY fts.rowid ASC LIMIT @scand)
         UNION ALL `
-  const recRows = `SELECT frid, rnk FROM (SELECT fts.rowid AS frid, fts.rank AS rnk ${recFrom} AND fts.rowid >= @floor ORDER BY fts.rank LIMIT @limit)`
+  const recRows = `SELECT frid, rnk FROM (SELECT fts.rowid AS frid, bm25(fts) AS rnk ${recFrom} AND fts.rowid > 0 ORDER BY fts.rowid DESC LIMIT @cand)`
   // Snippets only for the hits shown: FTS5 makes them per row, so the ranking runs without them.
   const sql = `
     WITH m AS (SELECT frid, rnk FROM (${sesRows}${recRows}) ORDER BY rnk LIMIT @limit)

@@ -191,7 +191,7 @@ export class ArchiveWriter {
   /** `stored()` of every archived session, in one scan. */
   storedAll(): Map<string, { fingerprint: string | null; gone: boolean }> {
     const out = new Map<string, { fingerprint: string | null; gone: boolean }>()
-    for (const r of this.db.prepare('SELECT sid, fingerprint, gone_at FROM sessions').iterate() as Iterable<{ sid: string; fingerprint: string | null; gone_at: string | null }>) {
+    for (const r of this.db.prepare('SELECT sid, fingerprint, gone_at FROM sessions INDEXED BY sessions_fp').iterate() as Iterable<{ sid: string; fingerprint: string | null; gone_at: string | null }>) {
       out.set(r.sid, { fingerprint: r.fingerprint, gone: r.gone_at !== null })
     }
     return out

@@ -78,6 +78,8 @@ function statOf(path: string): Stat | null {
 }
 
 function names(dir: string): Dirent[] {
+  // Most session files have no side directory: ask without an exception (a thrown ENOENT costs more than the stat).
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return []
   try {
     return readdirSync(dir, { withFileTypes: true })
   } catch {
