@@ -22,7 +22,7 @@ import { AtomicFile } from '../io/atomic.js'
 import { stringify } from '../interchange/stringify.js'
 import { parseSessionKey, type FerryRecord } from '../model.js'
 import { pipeline } from '../pipeline.js'
-import { report as printReport, salvage, stdoutIsReport, writtenLine } from './io.js'
+import { report as printReport, salvageThrough, stdoutIsReport, writtenLine } from './io.js'
 import { progress, type Progress } from './progress.js'
 import { STDIN_SENTINEL } from './sources.js'
 
@@ -80,8 +80,8 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
     if (cmd && !json && !quiet) process.stderr.write(`ferry: resume: ${commandLine(cmd)}\n`)
   }
   transforms = [counting(bar), ...transforms]
-  // A read that fails midway: the sessions before it are written, the cut one is not; then the located error.
-  const salvaged = salvage(source)
+  // A read or a transform that fails midway: the sessions before it are written, the cut one is not; then the located error.
+  const salvaged = salvageThrough(source, transforms)
   try {
     return await writeAll()
   } finally {
@@ -89,18 +89,18 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
   }
   async function writeAll(): Promise<WrittenSession[]> {
   if (dryRun) {
-    await pipeline(salvaged.source, ...transforms, dryRunSink(h, sinkOpts.out as string | undefined, onWritten))
+    await pipeline(salvaged.source, dryRunSink(h, sinkOpts.out as string | undefined, onWritten))
     if (salvaged.failure()) throw salvaged.failure()
     return written
   }
   if (h.kind === 'stream' && kind === 'file') {
-    await streamFile(h, salvaged.source, transforms, resolve(String(opts.out)), Boolean(opts.force), onWritten, salvaged.failure)
+    await streamFile(h, salvaged.source, [], resolve(String(opts.out)), Boolean(opts.force), onWritten, salvaged.failure)
     return written
   }
   const sink = h.sink!(ctx, sinkOpts)
   sink.on('written', onWritten)
   try {
-    await pipeline(salvaged.source, ...transforms, sink)
+    await pipeline(salvaged.source, sink)
   } catch (err) {
     if (!(err instanceof NotWrittenError)) throw err
     process.exitCode = 1
