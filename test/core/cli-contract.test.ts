@@ -109,6 +109,23 @@ t.test('--out: a file, a directory, stdout', async (t) => {
   t.equal(JSON.parse(opencodeDash.stderr).error.code, 'usage')
 })
 
+t.test('--out FILE of a one-session format with several sessions: exit 2, nothing written', async (t) => {
+  const dir = tempDir(t)
+  const one = join(dir, 'one.json')
+  const many = await ferry(['--home', HOME, 'convert', `codex:${CODEX}`, `grok:${GROK}`, '--to', 'opencode', '--out', one])
+  t.equal(many.code, 2, many.stderr)
+  t.match(many.stderr, /--out .*one\.json: one OpenCode file holds one session and the input has 2; give a directory/)
+  // From stdin the count is not known up front: the second session header stops the run before the first is committed.
+  const stream = await ferry(['--home', HOME, 'cat', `codex:${CODEX}`, `grok:${GROK}`])
+  const piped = await ferry(['write', '--to', 'opencode', '--out', one], { input: stream.stdout })
+  t.equal(piped.code, 2, piped.stderr)
+  t.match(piped.stderr, /one OpenCode file holds one session/)
+  t.same(readdirSync(dir), [], 'nothing written, not even a temp file')
+  const single = await ferry(['--home', HOME, 'convert', `codex:${CODEX}`, '--to', 'opencode', '--out', one])
+  t.equal(single.code, 0, single.stderr)
+  t.same(readdirSync(dir), ['one.json'])
+})
+
 t.test('usage errors exit 2, runtime errors 1; --json errors are objects on stderr', async (t) => {
   const dir = tempDir(t)
   const usage: string[][] = [
