@@ -271,6 +271,30 @@ t.test('completion: bash (sourced, COMPREPLY), zsh and fish scripts', async (t) 
   t.match(zsh.stdout, /compdef _ferry ferry/)
   t.match(fish.stdout, /complete -c ferry .*__ferry_complete/)
   t.equal((await ferry(['completion', 'tcsh'])).code, 2, 'an unknown shell is a usage error')
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` }
+  const has = (sh: string) => spawnSync(sh, ['-c', 'exit 0']).status === 0
+  await t.test('zsh: compinit, the script, the completion function', async (t) => {
+    if (!has('zsh')) return t.skip('zsh is not installed (.ci/run installs it)')
+    const zf = join(dir, 'ferry.zsh')
+    writeFileSync(zf, zsh.stdout)
+    // compadd is zsh's builtin for offering candidates; shadowed here to print what the script offers.
+    const z = (words: string[]) => spawnSync('zsh', ['-fc', `autoload -U compinit; compinit -u -D; source "${zf}"; print -r -- "reg:$_comps[ferry]"; compadd() { shift 2; print -l -- "$@" }; words=("$@"); CURRENT=$#; _ferry`, 'zsh', ...words], { env, encoding: 'utf8' })
+    const r = z(['ferry', 'convert', 'x', '--to', 'cl'])
+    const [reg, ...out] = r.stdout.trimEnd().split('\n')
+    t.equal(reg, 'reg:_ferry', `registered by compdef: ${r.stderr}`)
+    t.same(out, ['claude-code'], 'harness ids after --to')
+    t.same(z(['ferry', 'co']).stdout.trimEnd().split('\n').slice(1).sort(), ['completion', 'continue', 'convert'], 'commands')
+    t.same(z(['ferry', '--home', HOME, 'cat', 'codex:019']).stdout.trimEnd().split('\n').slice(1), [`codex:${CODEX}`], 'session ids')
+  })
+  await t.test('fish: complete -C', async (t) => {
+    if (!has('fish')) return t.skip('fish is not installed (.ci/run installs it)')
+    const ff = join(dir, 'ferry.fish')
+    writeFileSync(ff, fish.stdout)
+    const f = (line: string) => spawnSync('fish', ['--no-config', '-c', `source "${ff}"; complete -C "${line}"`], { env, encoding: 'utf8' }).stdout.trimEnd().split('\n').map((l) => l.split('\t')[0]).filter(Boolean)
+    t.same(f('ferry co').sort(), ['completion', 'continue', 'convert'], 'commands')
+    t.same(f('ferry convert x --to cl'), ['claude-code'], 'harness ids after --to')
+    t.ok(f('ferry ls --s').includes('--since'), 'flags of the command')
+  })
 })
 
 t.test('on a terminal: progress on stderr, the table fits; in a pipe neither', async (t) => {
