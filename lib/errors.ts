@@ -109,12 +109,32 @@ export class NotWrittenError extends FerryError {
 }
 
 /** Any thrown value as a FerryError (unknown errors become `internal` or `write-failed`). */
+/**
+ * Node's errno text names the path (`EACCES: permission denied, open '/x'`):
+ * as a FerryError the path is the position, so the message is only what
+ * happened (`permission denied (EACCES)`) and a line never shows it twice.
+ */
+function errnoMessage(e: NodeJS.ErrnoException): string {
+  const m = /^([A-Z]+): (.*?), [a-z]+(?: '.*')?$/s.exec(e.message)
+  return m ? `${m[2]} (${m[1]})` : e.message
+}
+
 export function asFerryError(err: unknown, fallback: Code = 'internal'): FerryError {
   if (err instanceof FerryError) return err
   const e = err as NodeJS.ErrnoException | undefined
-  const message = e instanceof Error ? e.message : String(err)
-  const code: Code = e?.code === 'EEXIST' ? 'exists' : e?.code && /^E[A-Z]+$/.test(e.code) && fallback === 'internal' ? 'write-failed' : fallback
+  const errno = typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code) ? e.code : undefined
+  const message = e instanceof Error ? (errno && e.path ? errnoMessage(e) : e.message) : String(err)
+  // An errno is I/O: a write unless the caller knows it was reading (fallback `unreadable`).
+  const code: Code = errno === 'EEXIST' ? 'exists' : errno && fallback === 'internal' ? 'write-failed' : fallback
   return new FerryError(message, { code, ...(e?.path ? { position: { file: e.path } } : {}), cause: err })
+}
+
+/** The same error, naming the harness or layer it came from when it does not already. */
+export function fromSource(err: unknown, source: string, fallback: Code = 'internal'): FerryError {
+  const e = asFerryError(err, fallback)
+  // Subclasses carry more than a line (failures, usage): they stay as they are.
+  if (e.source || e.constructor !== FerryError) return e
+  return new FerryError(e.message, { code: e.code, source, ...(e.position ? { position: e.position } : {}), cause: e.cause ?? err })
 }
 
 export function errorMessage(err: unknown): string {

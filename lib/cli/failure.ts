@@ -1,10 +1,12 @@
 /**
  * How a failed run ends: one line on stderr (`ferry: …` for usage errors,
- * `ferry: error: …` otherwise), or with `--json` one object
+ * `ferry: error: <source>:<code>: <file>:<line>: …` otherwise, as every
+ * diagnostic line), or with `--json` one object
  * `{"error": {"code", "message", "file", "line"}}` (codes from lib/codes.ts),
  * and the exit code: 2 for usage, 1 for everything else. Never a stack trace
  * (FERRY_DEBUG=1 adds one, for bug reports).
  */
+import { formatLine } from '../diagnostics.js'
 import { asFerryError, errorMessage, FerryError, UsageError } from '../errors.js'
 
 export function isUsage(err: unknown): boolean {
@@ -18,10 +20,16 @@ export function failureJson(err: unknown): string {
   return JSON.stringify({ error: { ...rest, file: file ?? null, line: line ?? null } })
 }
 
+/** `<source>:<code>: <file>:<line>: <message>`, the shape of every diagnostic line, whatever was thrown. */
+export function errorLine(err: unknown): string {
+  const fe = asFerryError(err)
+  return formatLine({ severity: 'error', code: fe.code, message: fe.message, ...(fe.position ? { position: fe.position } : {}), ...(fe.source ? { source: fe.source } : {}) })
+}
+
 export function reportFailure(err: unknown, json: boolean): void {
   const usage = isUsage(err)
   if (json) process.stderr.write(failureJson(err) + '\n')
-  else process.stderr.write(usage ? `ferry: ${errorMessage(err)}\n` : `ferry: error: ${errorMessage(err)}\n`)
+  else process.stderr.write(usage ? `ferry: ${errorMessage(err)}\n` : `ferry: error: ${errorLine(err)}\n`)
   if (process.env.FERRY_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`)
   process.exitCode = usage ? 2 : 1
 }

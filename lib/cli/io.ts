@@ -2,10 +2,10 @@
  * What the CLI prints besides records: written-session reports and the
  * final diagnostics summary (the session table is table.ts).
  */
-import { Readable, Writable } from 'node:stream'
+import { Readable, Writable, type Transform } from 'node:stream'
 import type { WrittenSession } from '../harness/types.js'
 import type { Diagnostics } from '../diagnostics.js'
-import { errorMessage } from '../errors.js'
+import { errorMessage, fromSource } from '../errors.js'
 import { recordId, type EndRec, type FerryRecord } from '../model.js'
 import { isEpipe } from '../pipeline.js'
 
@@ -110,6 +110,71 @@ export function salvage(source: Readable): { source: Readable; failure: () => un
     }
   }
   return { source: Readable.from(run(), { objectMode: true, highWaterMark: 64 }), failure: () => failed }
+}
+
+/** The name a transform stage is reported under (`truncate:internal: …`), set where the stage is made. */
+export const stageNames = new WeakMap<Transform, string>()
+
+/**
+ * salvage for a read and the transforms after it. A source that fails is
+ * salvaged before the transforms (they still see its `end`). A transform that
+ * throws on a record is stopped there, record by record rather than by
+ * destroying its stream (which would drop what it had already passed on):
+ * everything it let through goes on, the open session gets its `end` with
+ * `complete: false`, the rest of the input is drained unread, and the stream
+ * ends normally. The failure names the stage (`truncate:write-failed: …`).
+ */
+export function salvageThrough(source: Readable, transforms: Transform[]): { source: Readable; failure: () => unknown } {
+  const read = salvage(source)
+  let stageFailure: unknown = null
+  const guarded = transforms.map((t) => guardStage(t, (err) => (stageFailure ??= err)))
+  let out: Readable = read.source
+  for (const t of guarded) out = out.pipe(t)
+  // pipe() does not forward errors; guarded stages do not emit them, a read error is already salvaged.
+  return { source: out, failure: () => read.failure() ?? stageFailure }
+}
+
+function guardStage(t: Transform, failed: (err: unknown) => void): Transform {
+  const name = stageNames.get(t)
+  let open: string | null = null
+  let stopped = false
+  const stop = (err: unknown, cb: () => void) => {
+    stopped = true
+    const e = name ? fromSource(err, name) : err
+    failed(e)
+    if (open !== null) {
+      const code = (e as { code?: unknown })?.code
+      t.push({ kind: 'end', sid: open, id: recordId(open, 'end'), complete: false, warnings: [{ code: 'incomplete', detail: `${typeof code === 'string' ? `${code}: ` : ''}${errorMessage(e)}` }] } satisfies EndRec)
+    }
+    cb()
+  }
+  const transform = t._transform.bind(t)
+  t._transform = (chunk: FerryRecord, enc, cb) => {
+    if (stopped) return cb()
+    if (chunk?.kind === 'session') open = chunk.sid
+    const closes = chunk?.kind === 'end' && chunk.sid === open
+    try {
+      transform(chunk, enc, (err, data) => {
+        if (err) return stop(err, () => cb())
+        if (closes) open = null
+        cb(null, data)
+      })
+    } catch (err) {
+      stop(err, () => cb())
+    }
+  }
+  const flush = t._flush?.bind(t)
+  if (flush) {
+    t._flush = (cb) => {
+      if (stopped) return cb()
+      try {
+        flush((err, data) => (err ? stop(err, () => cb()) : cb(null, data)))
+      } catch (err) {
+        stop(err, () => cb())
+      }
+    }
+  }
+  return t
 }
 
 export function finishDiagnostics(d: Diagnostics): void {

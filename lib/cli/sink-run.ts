@@ -22,7 +22,7 @@ import { AtomicFile } from '../io/atomic.js'
 import { stringify } from '../interchange/stringify.js'
 import { parseSessionKey, type FerryRecord } from '../model.js'
 import { pipeline } from '../pipeline.js'
-import { report as printReport, salvage, stdoutIsReport, writtenLine } from './io.js'
+import { report as printReport, salvageThrough, stdoutIsReport, writtenLine } from './io.js'
 import { progress, type Progress } from './progress.js'
 import { STDIN_SENTINEL } from './sources.js'
 
@@ -56,6 +56,8 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
   if (!h.sink) throw new UsageError(`${h.name} (${h.id}) cannot be written yet`)
   const kind = outKind(opts.out)
   if (kind === 'stdout' && h.kind !== 'stream') throw new UsageError(`--out -: ${h.name} is written as a store, not to stdout; give a directory or file`)
+  const oneFile = kind === 'file' && h.oneSessionPerFile === true
+  if (oneFile && total && total.sessions > 1) throw oneFileError(h, String(opts.out), total.sessions)
   const { out: _out, ...rest } = opts
   const sinkOpts: WriteOptions & Record<string, unknown> = kind === 'stdout' || kind === 'store' ? rest : { ...rest, out: opts.out }
   const written: WrittenSession[] = []
@@ -79,9 +81,9 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
     if (report) printReport(writtenLine(ws, json) + '\n')
     if (cmd && !json && !quiet) process.stderr.write(`ferry: resume: ${commandLine(cmd)}\n`)
   }
-  transforms = [counting(bar), ...transforms]
-  // A read that fails midway: the sessions before it are written, the cut one is not; then the located error.
-  const salvaged = salvage(source)
+  transforms = [counting(bar), ...transforms, ...(oneFile ? [oneSessionOnly(h, String(opts.out))] : [])]
+  // A read or a transform that fails midway: the sessions before it are written, the cut one is not; then the located error.
+  const salvaged = salvageThrough(source, transforms)
   try {
     return await writeAll()
   } finally {
@@ -89,18 +91,18 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
   }
   async function writeAll(): Promise<WrittenSession[]> {
   if (dryRun) {
-    await pipeline(salvaged.source, ...transforms, dryRunSink(h, sinkOpts.out as string | undefined, onWritten))
+    await pipeline(salvaged.source, dryRunSink(h, sinkOpts.out as string | undefined, onWritten))
     if (salvaged.failure()) throw salvaged.failure()
     return written
   }
   if (h.kind === 'stream' && kind === 'file') {
-    await streamFile(h, salvaged.source, transforms, resolve(String(opts.out)), Boolean(opts.force), onWritten, salvaged.failure)
+    await streamFile(h, salvaged.source, [], resolve(String(opts.out)), Boolean(opts.force), onWritten, salvaged.failure)
     return written
   }
   const sink = h.sink!(ctx, sinkOpts)
   sink.on('written', onWritten)
   try {
-    await pipeline(salvaged.source, ...transforms, sink)
+    await pipeline(salvaged.source, sink)
   } catch (err) {
     if (!(err instanceof NotWrittenError)) throw err
     process.exitCode = 1
@@ -183,4 +185,31 @@ async function streamFile(h: Harness, source: Readable, transforms: Transform[],
     throw err
   }
   for (const ws of seen) report(ws)
+}
+
+function oneFileError(h: Harness, out: string, n?: number): UsageError {
+  return new UsageError(`--out ${out}: one ${h.name} file holds one session and the input has ${n ?? 'more than one'}; give a directory (--out DIR/) or select one session`)
+}
+
+/**
+ * A stream (stdin) whose session count is not known up front: each `end` is
+ * held until the next record shows whether another session follows. A second
+ * session is a usage error while the first is still open in the sink, so
+ * nothing is committed.
+ */
+function oneSessionOnly(h: Harness, out: string): Transform {
+  let sessions = 0
+  let held: FerryRecord | null = null
+  return new Transform({
+    objectMode: true,
+    transform(rec: FerryRecord, _enc, cb) {
+      if (rec.kind === 'session' && ++sessions > 1) return cb(oneFileError(h, out))
+      if (held) this.push(held)
+      held = rec.kind === 'end' ? rec : null
+      cb(null, held ? undefined : rec)
+    },
+    flush(cb) {
+      cb(null, held ?? undefined)
+    },
+  })
 }

@@ -3,10 +3,10 @@
  * command line (refs), or every discovered session of `--from` harnesses.
  */
 import { existsSync } from 'node:fs'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { Argv } from 'yargs'
 import type { StoreContext } from '../context.js'
-import { UsageError } from '../errors.js'
+import { fromSource, UsageError } from '../errors.js'
 import { concatSources } from '../pipeline.js'
 import { resolveRef, type ResolvedRef } from '../refs.js'
 import type { ReadOptions } from '../harness/types.js'
@@ -60,7 +60,20 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
     for (const ref of refs) resolved.push(await resolveRef(ctx, ref))
   }
   const optsFor = typeof readOpts === 'function' ? readOpts : () => readOpts
-  const source = concatSources(resolved.map((r) => () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id))))
+  const source = concatSources(resolved.map((r) => () => namedErrors(r.harness.id, () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id)))))
   const bytes = resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
   return { source, count: resolved.length, bytes }
+}
+
+/** A reader's errors name its harness (`codex:unreadable: …`), also a bare errno thrown before its first record. */
+function namedErrors(harness: string, make: () => Readable | Promise<Readable>): Readable {
+  async function* run(): AsyncGenerator<unknown> {
+    try {
+      yield* await make()
+    } catch (err) {
+      const errno = (err as NodeJS.ErrnoException)?.code
+      throw fromSource(err, harness, typeof errno === 'string' && /^E[A-Z]+$/.test(errno) ? 'unreadable' : 'internal')
+    }
+  }
+  return Readable.from(run(), { objectMode: true, highWaterMark: 64 })
 }

@@ -12,6 +12,7 @@ import { registry } from '../../transforms/index.js'
 import { choicesOf, flagOf, type Option, type OptionSchema, type OptionsOf, type TransformSpec } from '../../transforms/spec.js'
 import { adapters, type TransformAdapter } from './transform-adapters.js'
 import type { Args } from './options.js'
+import { stageNames } from './io.js'
 
 /** A transform as the CLI sees it: the library spec and its adapter. */
 export interface CliTransform extends TransformAdapter {
@@ -123,9 +124,28 @@ export function optionsFrom(schema: OptionSchema, argv: Args): Record<string, un
 export function createStage(t: CliTransform, argv: Args): Transform {
   const cli = optionsFrom(commandSchema(t), argv)
   const opts = optionsFrom(t.spec.options, argv)
-  const stream = t.spec.create((t.adjust ? t.adjust(opts, cli) : opts) as OptionsOf<OptionSchema>)
+  let stream: Transform
+  try {
+    stream = t.spec.create((t.adjust ? t.adjust(opts, cli) : opts) as OptionsOf<OptionSchema>)
+  } catch (err) {
+    throw err instanceof UsageError ? new UsageError(inFlags(t, err.message)) : err
+  }
   t.attach?.(stream, cli)
+  stageNames.set(stream, t.name)
   return stream
+}
+
+/**
+ * A transform names its library options (`images "extract" needs imagesDir`);
+ * on the command line the same message names the flags people type
+ * (`--images "extract" needs --images-dir`).
+ */
+export function inFlags(t: CliTransform, message: string): string {
+  let out = message
+  for (const [key, o] of Object.entries(t.spec.options)) {
+    out = out.replace(new RegExp(`(?<![-\\w])${key}(?![\\w-])`, 'g'), `--${flagOf(key, o as Option)}`)
+  }
+  return out
 }
 
 /** Whether `word` (the next argument) is the option string of `t`'s flag. */

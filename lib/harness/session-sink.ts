@@ -25,6 +25,7 @@ import type { Code } from '../codes.js'
 import { asFerryError, FerryError, NotWrittenError, type SessionFailure } from '../errors.js'
 import { FERRY_FORMAT, parseSessionKey, type EndRec, type FerryRecord, type SessionRec } from '../model.js'
 import type { WrittenSession } from './types.js'
+import { recordProblem, withHeaderDefaults } from '../interchange/validate.js'
 
 export interface SessionWriter {
   /** One record of the open session (never `session`, `end` or `stream`). */
@@ -105,6 +106,14 @@ export class SessionSink extends Writable {
   }
 
   private async handle(rec: FerryRecord): Promise<void> {
+    // Records handed in by a library caller never went through the stream parser's shape check.
+    const problem = typeof (rec as { kind?: unknown })?.kind === 'string' ? recordProblem(rec as never) : 'not a ferry record (an object with a "kind")'
+    if (problem) {
+      if (rec?.kind === 'session') throw new FerryError(problem, { code: 'bad-record', source: this.harness })
+      this.ctx.diagnostics.error('bad-record', `${problem}; skipped`, undefined, this.harness)
+      return
+    }
+    rec = withHeaderDefaults(rec as unknown as Record<string, unknown>) as unknown as FerryRecord
     switch (rec.kind) {
       case 'stream':
         return

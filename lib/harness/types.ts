@@ -121,6 +121,8 @@ export interface HarnessSpec<Id extends string = string, RF extends Flags = Flag
   store: StoreSpec
   /** The command that resumes a written session, for messages (`claude --resume <id>`). */
   resumeHint?: string
+  /** `--out FILE` holds exactly one session (an import document): several into one file are a usage error. */
+  oneSessionPerFile?: boolean
   /**
    * Whether the executable found on PATH for the resume command (its real
    * path, symlinks resolved) is this agent's, when the name is a common word

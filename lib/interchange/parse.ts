@@ -14,6 +14,7 @@
 import { Transform, type TransformCallback } from 'node:stream'
 import parser from 'stream-json/parser.js'
 import { LineSplitter, DEFAULT_MAX_LINE_BYTES } from '../io/lines.js'
+import { recordProblem, withHeaderDefaults } from './validate.js'
 import type { Diagnostics } from '../diagnostics.js'
 import { FerryError } from '../errors.js'
 import type { FerryRecord } from '../model.js'
@@ -57,7 +58,12 @@ export function parseStream(opts: ParseOptions): Transform {
       diags.error('bad-record', 'not a ferry record (a JSON object with a "kind")', { file, line: no + 1 }, SOURCE)
       return
     }
-    const r = rec as FerryRecord
+    const problem = recordProblem(rec as Record<string, unknown>)
+    if (problem) {
+      diags.error('bad-record', `${problem}; skipped`, { file, line: no + 1 }, SOURCE)
+      return
+    }
+    const r = withHeaderDefaults(rec as Record<string, unknown>) as unknown as FerryRecord
     if (r.kind === 'session') {
       skipSid = null
       const major = Number(String(r.ferry ?? '1').split('.')[0])

@@ -109,6 +109,23 @@ t.test('--out: a file, a directory, stdout', async (t) => {
   t.equal(JSON.parse(opencodeDash.stderr).error.code, 'usage')
 })
 
+t.test('--out FILE of a one-session format with several sessions: exit 2, nothing written', async (t) => {
+  const dir = tempDir(t)
+  const one = join(dir, 'one.json')
+  const many = await ferry(['--home', HOME, 'convert', `codex:${CODEX}`, `grok:${GROK}`, '--to', 'opencode', '--out', one])
+  t.equal(many.code, 2, many.stderr)
+  t.match(many.stderr, /--out .*one\.json: one OpenCode file holds one session and the input has 2; give a directory/)
+  // From stdin the count is not known up front: the second session header stops the run before the first is committed.
+  const stream = await ferry(['--home', HOME, 'cat', `codex:${CODEX}`, `grok:${GROK}`])
+  const piped = await ferry(['write', '--to', 'opencode', '--out', one], { input: stream.stdout })
+  t.equal(piped.code, 2, piped.stderr)
+  t.match(piped.stderr, /one OpenCode file holds one session/)
+  t.same(readdirSync(dir), [], 'nothing written, not even a temp file')
+  const single = await ferry(['--home', HOME, 'convert', `codex:${CODEX}`, '--to', 'opencode', '--out', one])
+  t.equal(single.code, 0, single.stderr)
+  t.same(readdirSync(dir), ['one.json'])
+})
+
 t.test('usage errors exit 2, runtime errors 1; --json errors are objects on stderr', async (t) => {
   const dir = tempDir(t)
   const usage: string[][] = [
@@ -254,6 +271,30 @@ t.test('completion: bash (sourced, COMPREPLY), zsh and fish scripts', async (t) 
   t.match(zsh.stdout, /compdef _ferry ferry/)
   t.match(fish.stdout, /complete -c ferry .*__ferry_complete/)
   t.equal((await ferry(['completion', 'tcsh'])).code, 2, 'an unknown shell is a usage error')
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` }
+  const has = (sh: string) => spawnSync(sh, ['-c', 'exit 0']).status === 0
+  await t.test('zsh: compinit, the script, the completion function', async (t) => {
+    if (!has('zsh')) return t.skip('zsh is not installed (.ci/run installs it)')
+    const zf = join(dir, 'ferry.zsh')
+    writeFileSync(zf, zsh.stdout)
+    // compadd is zsh's builtin for offering candidates; shadowed here to print what the script offers.
+    const z = (words: string[]) => spawnSync('zsh', ['-fc', `autoload -U compinit; compinit -u -D; source "${zf}"; print -r -- "reg:$_comps[ferry]"; compadd() { shift 2; print -l -- "$@" }; words=("$@"); CURRENT=$#; _ferry`, 'zsh', ...words], { env, encoding: 'utf8' })
+    const r = z(['ferry', 'convert', 'x', '--to', 'cl'])
+    const [reg, ...out] = r.stdout.trimEnd().split('\n')
+    t.equal(reg, 'reg:_ferry', `registered by compdef: ${r.stderr}`)
+    t.same(out, ['claude-code'], 'harness ids after --to')
+    t.same(z(['ferry', 'co']).stdout.trimEnd().split('\n').slice(1).sort(), ['completion', 'continue', 'convert'], 'commands')
+    t.same(z(['ferry', '--home', HOME, 'cat', 'codex:019']).stdout.trimEnd().split('\n').slice(1), [`codex:${CODEX}`], 'session ids')
+  })
+  await t.test('fish: complete -C', async (t) => {
+    if (!has('fish')) return t.skip('fish is not installed (.ci/run installs it)')
+    const ff = join(dir, 'ferry.fish')
+    writeFileSync(ff, fish.stdout)
+    const f = (line: string) => spawnSync('fish', ['--no-config', '-c', `source "${ff}"; complete -C "${line}"`], { env, encoding: 'utf8' }).stdout.trimEnd().split('\n').map((l) => l.split('\t')[0]).filter(Boolean)
+    t.same(f('ferry co').sort(), ['completion', 'continue', 'convert'], 'commands')
+    t.same(f('ferry convert x --to cl'), ['claude-code'], 'harness ids after --to')
+    t.ok(f('ferry ls --s').includes('--since'), 'flags of the command')
+  })
 })
 
 t.test('on a terminal: progress on stderr, the table fits; in a pipe neither', async (t) => {

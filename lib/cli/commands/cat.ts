@@ -2,7 +2,7 @@ import type { Argv } from 'yargs'
 import { stringify } from '../../interchange/stringify.js'
 import { pipeline } from '../../pipeline.js'
 import { contextFrom, readFlagOptions, readOptsFor, type Args } from '../options.js'
-import { finishDiagnostics, salvage, stdoutStage } from '../io.js'
+import { finishDiagnostics, salvageThrough, stdoutStage } from '../io.js'
 import { openSources, selectionOptions } from '../sources.js'
 import { buildTransforms, loadTransforms } from '../transforms.js'
 
@@ -25,8 +25,8 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
   const ctx = contextFrom(argv)
   const opened = await openSources(ctx, argv, (from) => ({ native: argv.native !== false, ...readOptsFor(argv, from) }))
   const transforms = await buildTransforms(argv.rawArgs)
-  const { source, failure } = salvage(opened.source)
-  await pipeline(source, ...transforms, stringify(), stdoutStage())
+  const { source, failure } = salvageThrough(opened.source, transforms)
+  await pipeline(source, stringify(), stdoutStage())
   finishDiagnostics(ctx.diagnostics)
   if (failure()) throw failure()
 }

@@ -6,7 +6,7 @@ import type { Argv, CommandModule } from 'yargs'
 import { stringify } from '../../interchange/stringify.js'
 import { pipeline } from '../../pipeline.js'
 import { contextFrom, type Args } from '../options.js'
-import { finishDiagnostics, salvage, stdoutStage } from '../io.js'
+import { finishDiagnostics, salvageThrough, stdoutStage } from '../io.js'
 import { openSources } from '../sources.js'
 import { addSchemaOptions, commandSchema, createStage, optionsFrom, type CliTransform } from '../transforms.js'
 
@@ -26,8 +26,8 @@ export function filterCommand(t: CliTransform): CommandModule<object, Args> {
       // The stage first: a bad option is a usage error before any input is read.
       const transform = stage()
       const opened = await openSources(ctx, argv, { native: true })
-      const { source, failure } = salvage(opened.source)
-      await pipeline(source, transform, stringify(), stdoutStage())
+      const { source, failure } = salvageThrough(opened.source, [transform])
+      await pipeline(source, stringify(), stdoutStage())
       finishDiagnostics(ctx.diagnostics)
       if (failure()) throw failure()
     },

@@ -23,6 +23,8 @@ export const opencode = defineHarness({
     root: (ctx) => dataDir(ctx),
   },
   resumeHint: 'opencode --session <id>',
+  // `--out FILE` is one `opencode export` document.
+  oneSessionPerFile: true,
   writeFlags: {
     provider: { type: 'string', describe: 'providerID for written messages (default: guessed from the model name)' },
     model: { type: 'string', describe: 'modelID for written messages (default: the source model)' },
