@@ -113,7 +113,7 @@ export class SessionSink extends Writable {
       this.ctx.diagnostics.error('bad-record', `${problem}; skipped`, undefined, this.harness)
       return
     }
-    rec = withHeaderDefaults(rec as unknown as Record<string, unknown>) as unknown as FerryRecord
+    rec = withHeaderDefaults(rec as unknown as Record<string, unknown>, 'ferry') as unknown as FerryRecord
     switch (rec.kind) {
       case 'stream':
         return

@@ -63,7 +63,7 @@ export function parseStream(opts: ParseOptions): Transform {
       diags.error('bad-record', `${problem}; skipped`, { file, line: no + 1 }, SOURCE)
       return
     }
-    const r = withHeaderDefaults(rec as Record<string, unknown>) as unknown as FerryRecord
+    const r = withHeaderDefaults(rec as Record<string, unknown>, SOURCE) as unknown as FerryRecord
     if (r.kind === 'session') {
       skipSid = null
       const major = Number(String(r.ferry ?? '1').split('.')[0])

@@ -86,15 +86,16 @@ export function recordProblem(rec: Obj): string | null {
 
 /**
  * Fills what the model requires of a session header and the format lets a
- * producer leave out (`native_id`, `source`, `source.locator`), from its key.
+ * producer leave out (`native_id`, `source`, `source.locator`), from its key; a key
+ * without a harness prefix is credited to `fallbackHarness` (the reader or sink at hand).
  */
-export function withHeaderDefaults<T extends Obj>(rec: T): T {
+export function withHeaderDefaults<T extends Obj>(rec: T, fallbackHarness: string): T {
   if (rec.kind !== 'session' || typeof rec.sid !== 'string') return rec
   const i = rec.sid.indexOf(':')
   const harness = i < 0 ? '' : rec.sid.slice(0, i)
   const out: Obj = { ...rec }
   if (typeof out.native_id !== 'string') out.native_id = i < 0 ? rec.sid : rec.sid.slice(i + 1)
-  if (!isObj(out.source)) out.source = { harness: harness || 'ferry', locator: {} }
+  if (!isObj(out.source)) out.source = { harness: harness || fallbackHarness, locator: {} }
   else if (!isObj((out.source as Obj).locator)) out.source = { ...(out.source as Obj), locator: {} }
   return out as T
 }
