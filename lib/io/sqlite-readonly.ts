@@ -28,7 +28,7 @@ import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, r
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import Database from 'better-sqlite3'
-import { FerryError, errorMessage } from '../errors.js'
+import { asFerryError, FerryError, errorMessage } from '../errors.js'
 
 if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1'
 
@@ -168,7 +168,7 @@ function openSnapshot(path: string, opts: OpenReadOnlyOptions, timeout: number):
   } catch (err) {
     rmSync(dir, { recursive: true, force: true })
     if (err instanceof FerryError) throw err
-    throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source: opts.source, cause: err })
+    throw dbError(err, path, opts.source)
   }
 }
 
@@ -187,5 +187,10 @@ export function hasTable(db: Database.Database, table: string): boolean {
 export function dbError(err: unknown, path: string, source: string): FerryError {
   if (err instanceof FerryError) return err
   if (isBusy(err)) return new FerryError('database is busy (another program, probably the agent, is writing it): close the app or try again', { code: 'db-error', position: { file: path }, source, cause: err })
+  // An errno (mode 000, a directory in its place) names the database once, as the position; a permission is `unreadable`.
+  const errno = (err as NodeJS.ErrnoException)?.code
+  if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
+    return new FerryError(`cannot read database: ${asFerryError(err).message}`, { code: errno === 'EACCES' || errno === 'EPERM' ? 'unreadable' : 'db-error', position: { file: path }, source, cause: err })
+  }
   return new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source, cause: err })
 }
