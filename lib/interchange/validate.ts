@@ -94,7 +94,7 @@ export function withHeaderDefaults<T extends Obj>(rec: T): T {
   const harness = i < 0 ? '' : rec.sid.slice(0, i)
   const out: Obj = { ...rec }
   if (typeof out.native_id !== 'string') out.native_id = i < 0 ? rec.sid : rec.sid.slice(i + 1)
-  if (!isObj(out.source)) out.source = { harness: harness || 'ferry', locator: {} }
+  if (!isObj(out.source)) out.source = { harness, locator: {} }
   else if (!isObj((out.source as Obj).locator)) out.source = { ...(out.source as Obj), locator: {} }
   return out as T
 }
