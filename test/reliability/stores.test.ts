@@ -169,3 +169,28 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
     t.equal(r.stderr.split(file).length - 1, 1, `${h}: the path once per line`)
   }
 })
+
+t.test('defect 13: the snapshot fallback copies a database once per run, not once per session, and again once it changed', async (t) => {
+  const { openReadOnly } = await import('../../lib/io/sqlite-readonly.js')
+  const { writeFileSync, copyFileSync } = await import('node:fs')
+  const dir = tempDir(t)
+  const path = join(dir, 'x.db')
+  const w = new Database(path)
+  w.pragma('journal_mode = DELETE')
+  w.exec('CREATE TABLE t (v TEXT); INSERT INTO t VALUES (1)')
+  w.close()
+  // A lone -journal (a writer that crashed mid-transaction leaves one) sends the open to the snapshot copy.
+  copyFileSync(path, `${path}-journal`)
+  const a = openReadOnly(path, { source: 'test' })
+  const b = openReadOnly(path, { source: 'test' })
+  t.equal(a.mode, 'snapshot')
+  t.equal(b.mode, 'snapshot')
+  t.equal(a.db.name, b.db.name, 'the second open reuses the first copy')
+  t.same(b.db.prepare('SELECT v FROM t').all(), [{ v: '1' }])
+  a.close()
+  b.close()
+  writeFileSync(`${path}-journal`, Buffer.alloc(1024, 1))
+  const c = openReadOnly(path, { source: 'test' })
+  t.not(c.db.name, a.db.name, 'a changed journal gets a fresh copy')
+  c.close()
+})
