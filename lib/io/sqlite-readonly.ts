@@ -28,7 +28,8 @@ import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, r
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import Database from 'better-sqlite3'
-import { FerryError, errorMessage } from '../errors.js'
+import { onExit } from 'signal-exit'
+import { asFerryError, FerryError, errorMessage } from '../errors.js'
 
 if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1'
 
@@ -146,27 +147,84 @@ function probeLock(path: string, source: string, timeout: number, attempts?: num
   }
 }
 
-function openSnapshot(path: string, opts: OpenReadOnlyOptions, timeout: number): ReadOnlyDb {
-  const dir = mkdtempSync(join(tmpdir(), `ferry-${opts.source}-`))
+interface Snapshot {
+  dir: string
+  copy: string
+}
+
+/**
+ * Snapshot copies made in this process, by the database's state (size and mtime of the file,
+ * its -wal and -journal): one copy per database per run, not one per session read, and a new
+ * one as soon as the agent changed a file. Removed when the process exits.
+ */
+const snapshots = new Map<string, Snapshot>()
+let exitHook = false
+
+function stateKey(path: string): string {
+  return ['', '-wal', '-journal']
+    .map((side) => {
+      try {
+        const st = statSync(`${path}${side}`)
+        return `${st.size}:${st.mtimeMs}:${st.ino}`
+      } catch {
+        return '-'
+      }
+    })
+    .join('|')
+}
+
+function dropSnapshots(): void {
+  for (const s of snapshots.values()) rmSync(s.dir, { recursive: true, force: true })
+  snapshots.clear()
+}
+
+function snapshotOf(path: string, source: string): Snapshot {
+  const key = `${path}\0${stateKey(path)}`
+  const known = snapshots.get(key)
+  if (known && existsSync(known.copy)) return known
+  for (const [k, s] of snapshots) {
+    // An older state of the same database is of no further use.
+    if (k.startsWith(`${path}\0`)) {
+      rmSync(s.dir, { recursive: true, force: true })
+      snapshots.delete(k)
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), `ferry-${source}-`))
   try {
     const copy = join(dir, basename(path))
     copyFileSync(path, copy)
     for (const side of ['-wal', '-journal']) if (nonEmpty(`${path}${side}`)) copyFileSync(`${path}${side}`, `${copy}${side}`)
+    if (!exitHook) {
+      exitHook = true
+      // On every exit path signal-exit sees (signals included), as the temp files of writes.
+      onExit(dropSnapshots)
+    }
+    const s = { dir, copy }
+    snapshots.set(key, s)
+    return s
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true })
+    throw err
+  }
+}
+
+function openSnapshot(path: string, opts: OpenReadOnlyOptions, timeout: number): ReadOnlyDb {
+  let snap: Snapshot | undefined
+  try {
+    snap = snapshotOf(path, opts.source)
+    const copy = snap.copy
     const db = withBusyRetry(path, opts.source, () => {
       const d = new Database(copy, { fileMustExist: true, timeout })
       d.prepare('SELECT count(*) FROM sqlite_master').get()
       return d
     }, opts.attempts)
-    return {
-      db,
-      mode: 'snapshot',
-      close: () => {
-        db.close()
-        rmSync(dir, { recursive: true, force: true })
-      },
-    }
+    // The copy stays for the next session of this run; it goes at exit (or when the database changes).
+    return { db, mode: 'snapshot', close: () => db.close() }
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true })
+    if (snap) {
+      for (const [k, s] of snapshots) if (s === snap) snapshots.delete(k)
+      rmSync(snap.dir, { recursive: true, force: true })
+    }
     if (err instanceof FerryError) throw err
     throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source: opts.source, cause: err })
   }
@@ -187,5 +245,10 @@ export function hasTable(db: Database.Database, table: string): boolean {
 export function dbError(err: unknown, path: string, source: string): FerryError {
   if (err instanceof FerryError) return err
   if (isBusy(err)) return new FerryError('database is busy (another program, probably the agent, is writing it): close the app or try again', { code: 'db-error', position: { file: path }, source, cause: err })
+  // An errno (mode 000, a directory in its place) names the database once, as the position; a permission is `unreadable`.
+  const errno = (err as NodeJS.ErrnoException)?.code
+  if (typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) {
+    return new FerryError(`cannot read database: ${asFerryError(err).message}`, { code: errno === 'EACCES' || errno === 'EPERM' ? 'unreadable' : 'db-error', position: { file: path }, source, cause: err })
+  }
   return new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source, cause: err })
 }

@@ -316,3 +316,18 @@ t.test('on a terminal: progress on stderr, the table fits; in a pipe neither', a
   for (const l of lines) t.ok([...l].length <= 80, `fits 80 columns: ${l}`)
   void errFile
 })
+
+t.test('ls: SQLite stores count messages in the discovery query', async (t) => {
+  const r = await ferry(['--home', HOME, 'ls', '--json', '--harness', 'opencode', '--harness', 'zcode'])
+  t.equal(r.code, 0, r.stderr)
+  const Database = (await import('better-sqlite3')).default
+  const dbs: Record<string, string> = { opencode: join(HOME, '.local/share/opencode/opencode.db'), zcode: join(HOME, '.zcode/cli/db/db.sqlite') }
+  const rows = jsonl(r.stdout)
+  t.ok(rows.length >= 2)
+  for (const s of rows) {
+    const db = new Database(dbs[s.harness as string]!, { readonly: true })
+    const n = (db.prepare('SELECT COUNT(*) AS n FROM message WHERE session_id = ?').get(s.id) as { n: number }).n
+    db.close()
+    t.equal(s.message_count, n, `${s.harness}:${s.id}: the rows of its messages`)
+  }
+})

@@ -134,3 +134,63 @@ t.test('defect 6: a re-run after a run cut between parent and sub-agent complete
   t.same(written, [`agent-${AGENT_ID}`], 'only the missing sub-agent is written')
   t.same(list(), first, 'the same files as the uninterrupted run: no duplicate top-level session')
 })
+
+t.test('defect 13: an unreadable store file (mode 000) is a located permission error, not "no session"', async (t) => {
+  const { spawnSync } = await import('node:child_process')
+  const { chmodSync, mkdtempSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  // Root reads a mode-000 file anyway: as root, the CLI runs as `nobody` (setpriv), where that is possible.
+  const asRoot = process.getuid?.() === 0
+  if (asRoot && spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status !== 0) return t.skip('root without setpriv: mode 000 cannot be tested')
+  const home = mkdtempSync(join(tmpdir(), 'ferry-m000-'))
+  t.teardown(() => spawnSync('rm', ['-rf', home]))
+  cpSync(HOME, home, { recursive: true })
+  spawnSync('chmod', ['-R', 'a+rwX', home])
+  const { FERRY } = await import('../helpers.js')
+  const run = (args: string[]) => {
+    const argv = [process.execPath, FERRY, ...args]
+    const r = asRoot ? spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...argv], { encoding: 'utf8', env: { ...process.env, HOME: home } }) : spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' })
+    return { code: r.status, stderr: r.stderr }
+  }
+  const cases: Array<[string, string, string[]]> = [
+    ['opencode', '.local/share/opencode/opencode.db', ['ls', '--home', home, '--harness', 'opencode']],
+    ['zcode', '.zcode/cli/db/db.sqlite', ['ls', '--home', home, '--harness', 'zcode']],
+    ['codex', '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl', ['cat', '--home', home, '--from', 'codex']],
+    ['grok', '.grok/sessions/%2Fhome%2Fdev%2Fdemo-app/01a1f84a-95c0-7a4c-9b21-3e5f0d8c6a17/updates.jsonl', ['cat', '--home', home, '--from', 'grok']],
+  ]
+  for (const [h, rel, args] of cases) {
+    const file = join(home, rel)
+    chmodSync(file, 0o000)
+    const r = run(args)
+    chmodSync(file, 0o666)
+    t.equal(r.code, 1, `${h}: exit 1`)
+    const esc = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    t.match(r.stderr, new RegExp(`^ferry: error: ${h}:unreadable: ${esc}: .*permission denied \\(EACCES\\)$`, 'm'), `${h}: located, coded: ${r.stderr}`)
+    t.equal(r.stderr.split(file).length - 1, 1, `${h}: the path once per line`)
+  }
+})
+
+t.test('defect 13: the snapshot fallback copies a database once per run, not once per session, and again once it changed', async (t) => {
+  const { openReadOnly } = await import('../../lib/io/sqlite-readonly.js')
+  const { writeFileSync, copyFileSync } = await import('node:fs')
+  const dir = tempDir(t)
+  const path = join(dir, 'x.db')
+  const w = new Database(path)
+  w.pragma('journal_mode = DELETE')
+  w.exec('CREATE TABLE t (v TEXT); INSERT INTO t VALUES (1)')
+  w.close()
+  // A lone -journal (a writer that crashed mid-transaction leaves one) sends the open to the snapshot copy.
+  copyFileSync(path, `${path}-journal`)
+  const a = openReadOnly(path, { source: 'test' })
+  const b = openReadOnly(path, { source: 'test' })
+  t.equal(a.mode, 'snapshot')
+  t.equal(b.mode, 'snapshot')
+  t.equal(a.db.name, b.db.name, 'the second open reuses the first copy')
+  t.same(b.db.prepare('SELECT v FROM t').all(), [{ v: '1' }])
+  a.close()
+  b.close()
+  writeFileSync(`${path}-journal`, Buffer.alloc(1024, 1))
+  const c = openReadOnly(path, { source: 'test' })
+  t.not(c.db.name, a.db.name, 'a changed journal gets a fresh copy')
+  c.close()
+})

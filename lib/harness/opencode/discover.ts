@@ -23,11 +23,16 @@ export interface SessionRow {
   time_created?: number | null
   time_updated?: number | null
   time_archived?: number | null
+  message_count?: number | null
 }
 
-/** `SELECT <known columns> FROM session`, adapted to the columns this database has. */
-export function sessionSelect(cols: Set<string>): string {
-  return `SELECT ${WANTED.filter((c) => cols.has(c)).join(', ')} FROM session`
+/**
+ * `SELECT <known columns> FROM session`, adapted to the columns this database has;
+ * with `counted`, each session's message count too (one indexed COUNT: `message` is indexed by session).
+ */
+export function sessionSelect(cols: Set<string>, counted = false): string {
+  const count = counted ? ', (SELECT COUNT(*) FROM message WHERE message.session_id = session.id) AS message_count' : ''
+  return `SELECT ${WANTED.filter((c) => cols.has(c)).join(', ')}${count} FROM session`
 }
 
 export function iso(ms: unknown): string | undefined {
@@ -74,6 +79,7 @@ export function toInfo(db: string, row: SessionRow): SessionInfo {
   const model = modelOf(row.model).id
   if (model) info.model = model
   if (row.version) info.agent_version = row.version
+  if (typeof row.message_count === 'number') info.message_count = row.message_count
   const created = iso(row.time_created)
   if (created) info.created_at = created
   const updated = iso(row.time_updated)
@@ -104,7 +110,7 @@ export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): 
       if (!opts.all && cols.has('time_archived')) where.push('time_archived IS NULL')
       if (!opts.all && cols.has('parent_id')) where.push('parent_id IS NULL')
       const order = cols.has('time_created') ? ' ORDER BY time_created DESC, id' : ' ORDER BY id'
-      const sql = sessionSelect(cols) + (where.length ? ` WHERE ${where.join(' AND ')}` : '') + order
+      const sql = sessionSelect(cols, columns(h.db, 'message').has('session_id')) + (where.length ? ` WHERE ${where.join(' AND ')}` : '') + order
       for (const row of h.db.prepare(sql).iterate() as IterableIterator<SessionRow>) yield toInfo(path, row)
     } catch (err) {
       // One unreadable database (corrupt, locked past the timeout) must not hide the others.

@@ -16,6 +16,7 @@ const WANTED = ['id', 'parent_id', 'directory', 'path', 'title', 'title_source',
 
 export interface SessionRow {
   id: string
+  message_count?: number | null
   parent_id?: string | null
   directory?: string | null
   path?: string | null
@@ -28,8 +29,10 @@ export interface SessionRow {
   task_type?: string | null
 }
 
-export function sessionSelect(cols: Set<string>): string {
-  return `SELECT ${WANTED.filter((c) => cols.has(c)).join(', ')} FROM session`
+/** With `counted`, each session's message count too (one COUNT on `message`, indexed by session). */
+export function sessionSelect(cols: Set<string>, counted = false): string {
+  const count = counted ? ', (SELECT COUNT(*) FROM message WHERE message.session_id = session.id) AS message_count' : ''
+  return `SELECT ${WANTED.filter((c) => cols.has(c)).join(', ')}${count} FROM session`
 }
 
 export function iso(ms: unknown): string | undefined {
@@ -56,6 +59,7 @@ export function toInfo(db: string, row: SessionRow): SessionInfo {
   const info: SessionInfo = { harness: 'zcode', id: row.id, sid: sessionKey('zcode', row.id), path: db, locator: { db, table: 'session', pk: row.id } }
   const cwd = row.directory || row.path
   if (cwd) info.cwd = cwd
+  if (typeof row.message_count === 'number') info.message_count = row.message_count
   if (row.title) {
     info.title = row.title
     info.title_source = titleSource(row.title_source)
@@ -85,7 +89,7 @@ export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): 
       if (!cols.has('id')) continue
       const where = !opts.all && cols.has('time_archived') ? ' WHERE time_archived IS NULL' : ''
       const order = cols.has('time_updated') ? ' ORDER BY time_updated DESC, id DESC' : ' ORDER BY id DESC'
-      for (const row of h.db.prepare(sessionSelect(cols) + where + order).iterate() as IterableIterator<SessionRow>) yield toInfo(path, row)
+      for (const row of h.db.prepare(sessionSelect(cols, columns(h.db, 'message').has('session_id')) + where + order).iterate() as IterableIterator<SessionRow>) yield toInfo(path, row)
     } catch (err) {
       const e = dbError(err, path, 'zcode')
       ctx.diagnostics.error(e.code, e.message, e.position, 'zcode')
