@@ -226,7 +226,7 @@ function openSnapshot(path: string, opts: OpenReadOnlyOptions, timeout: number):
       rmSync(snap.dir, { recursive: true, force: true })
     }
     if (err instanceof FerryError) throw err
-    throw new FerryError(`cannot read database: ${errorMessage(err)}`, { code: 'db-error', position: { file: path }, source: opts.source, cause: err })
+    throw dbError(err, path, opts.source)
   }
 }
 
