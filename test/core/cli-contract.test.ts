@@ -324,8 +324,13 @@ t.test('ls: SQLite stores count messages in the discovery query', async (t) => {
   const dbs: Record<string, string> = { opencode: join(HOME, '.local/share/opencode/opencode.db'), zcode: join(HOME, '.zcode/cli/db/db.sqlite') }
   const rows = jsonl(r.stdout)
   t.ok(rows.length >= 2)
+  const { copyFileSync } = await import('node:fs')
   for (const s of rows) {
-    const db = new Database(dbs[s.harness as string]!, { readonly: true })
+    // A plain read-only connection to a WAL database creates -wal/-shm beside it: count in a copy,
+    // so the sample store stays as shipped.
+    const copy = join(tempDir(t), 'db.sqlite')
+    copyFileSync(dbs[s.harness as string]!, copy)
+    const db = new Database(copy, { readonly: true })
     const n = (db.prepare('SELECT COUNT(*) AS n FROM message WHERE session_id = ?').get(s.id) as { n: number }).n
     db.close()
     t.equal(s.message_count, n, `${s.harness}:${s.id}: the rows of its messages`)
