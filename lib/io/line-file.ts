@@ -167,21 +167,7 @@ export async function readTail(path: string, size: number, maxBytes: number): Pr
     const len = Math.min(size, maxBytes)
     const buf = Buffer.alloc(len)
     const { bytesRead } = await fh.read(buf, 0, len, size - len)
-    const data = buf.subarray(0, bytesRead)
-    let start = 0
-    if (len < size) {
-      const nl = data.indexOf(0x0a)
-      if (nl < 0) return []
-      start = nl + 1
-    }
-    const out: Buffer[] = []
-    while (start < data.length) {
-      let nl = data.indexOf(0x0a, start)
-      if (nl < 0) nl = data.length
-      if (nl > start) out.push(data.subarray(start, nl))
-      start = nl + 1
-    }
-    return out
+    return splitTail(buf.subarray(0, bytesRead), len < size)
   } finally {
     await fh.close()
   }
