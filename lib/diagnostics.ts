@@ -44,6 +44,15 @@ export class Diagnostics {
   }
 
   report(d: Diagnostic): void {
+    const n = this.tally(d)
+    const key = label(d)
+    if (!this.stream) return
+    if (n <= this.maxPerCode) this.stream.write(this.json ? JSON.stringify({ [d.severity]: { code: d.code, ...(d.source ? { source: d.source } : {}), message: d.message, ...(d.position ?? {}) } }) + '\n' : `ferry: ${d.severity}: ${formatLine(d)}\n`)
+    else if (n === this.maxPerCode + 1 && !this.json) this.stream.write(`ferry: ${d.severity}: further ${key} reports suppressed (counted)\n`)
+  }
+
+  /** Counts a problem already reported elsewhere (the run's final error line), so the summary adds up; returns its count so far. */
+  tally(d: Diagnostic): number {
     const key = label(d)
     const n = (this.counts.get(key) ?? 0) + 1
     this.counts.set(key, n)
@@ -51,9 +60,7 @@ export class Diagnostics {
     else if (d.severity === 'warning') this.warnings++
     // Keep a bounded sample: a store with millions of bad lines must not grow memory.
     if (this.items.length < 1000) this.items.push(d)
-    if (!this.stream) return
-    if (n <= this.maxPerCode) this.stream.write(this.json ? JSON.stringify({ [d.severity]: { code: d.code, ...(d.source ? { source: d.source } : {}), message: d.message, ...(d.position ?? {}) } }) + '\n' : `ferry: ${d.severity}: ${formatLine(d)}\n`)
-    else if (n === this.maxPerCode + 1 && !this.json) this.stream.write(`ferry: ${d.severity}: further ${key} reports suppressed (counted)\n`)
+    return n
   }
 
   error(code: Code, message: string, position?: Position, source?: string): void {

@@ -72,7 +72,7 @@ export class AmbiguousError extends UsageError {
 /** The target already holds this session and --force was not given. */
 export class ExistsError extends FerryError {
   constructor(path: string, position?: Position) {
-    super('already exists (pass force to replace it)', { code: 'exists', position: position ?? { file: path } })
+    super('already exists (--force replaces it)', { code: 'exists', position: position ?? { file: path } })
     this.name = 'ExistsError'
   }
 }
@@ -135,6 +135,16 @@ export function fromSource(err: unknown, source: string, fallback: Code = 'inter
   // Subclasses carry more than a line (failures, usage): they stay as they are.
   if (e.source || e.constructor !== FerryError) return e
   return new FerryError(e.message, { code: e.code, source, ...(e.position ? { position: e.position } : {}), cause: e.cause ?? err })
+}
+
+/**
+ * What went wrong, for a diagnostic that names the file as its position: an
+ * errno's text without the path Node puts in it (`permission denied (EACCES)`).
+ */
+export function reason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException | undefined
+  if (e instanceof Error && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code) && e.path) return errnoMessage(e)
+  return e instanceof Error ? e.message : String(err)
 }
 
 export function errorMessage(err: unknown): string {

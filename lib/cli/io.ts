@@ -5,7 +5,8 @@
 import { Readable, Writable, type Transform } from 'node:stream'
 import type { WrittenSession } from '../harness/types.js'
 import type { Diagnostics } from '../diagnostics.js'
-import { errorMessage, fromSource } from '../errors.js'
+import { asFerryError, errorMessage, fromSource } from '../errors.js'
+import { reportFailure } from './failure.js'
 import { recordId, type EndRec, type FerryRecord } from '../model.js'
 import { isEpipe } from '../pipeline.js'
 
@@ -177,7 +178,16 @@ function guardStage(t: Transform, failed: (err: unknown) => void): Transform {
   return t
 }
 
-export function finishDiagnostics(d: Diagnostics): void {
+/**
+ * Ends a run's reporting: the failure that stopped it (if any) as its one located line, then the
+ * summary, which counts that failure too (a summary printed before the error it leaves out misleads).
+ */
+export function finishDiagnostics(d: Diagnostics, failure?: unknown): void {
+  if (failure) {
+    reportFailure(failure, d.json)
+    const fe = asFerryError(failure)
+    d.tally({ severity: 'error', code: fe.code, message: fe.message, ...(fe.source ? { source: fe.source } : {}) })
+  }
   const s = d.summary()
   // With --json every report was already an object; a text summary would break a line reader.
   if (s && d.errors + d.warnings > 0 && !d.json) process.stderr.write(s + '\n')

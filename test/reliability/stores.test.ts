@@ -139,7 +139,8 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
   const { spawnSync } = await import('node:child_process')
   const { chmodSync, mkdtempSync } = await import('node:fs')
   const { tmpdir } = await import('node:os')
-  // Root reads a mode-000 file anyway: as root, the CLI runs as `nobody` (setpriv), where that is possible.
+  // Root reads a mode-000 file anyway: as root, the CLI runs as `nobody` (setpriv), where that is possible,
+  // without the test runner's NODE_OPTIONS hooks (they write into the checkout, which `nobody` may not).
   const asRoot = process.getuid?.() === 0
   if (asRoot && spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status !== 0) return t.skip('root without setpriv: mode 000 cannot be tested')
   const home = mkdtempSync(join(tmpdir(), 'ferry-m000-'))
@@ -149,7 +150,7 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
   const { FERRY } = await import('../helpers.js')
   const run = (args: string[]) => {
     const argv = [process.execPath, FERRY, ...args]
-    const r = asRoot ? spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...argv], { encoding: 'utf8', env: { ...process.env, HOME: home } }) : spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' })
+    const r = asRoot ? spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'env', '-u', 'NODE_OPTIONS', ...argv], { encoding: 'utf8', env: { ...process.env, HOME: home } }) : spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' })
     return { code: r.status, stderr: r.stderr }
   }
   const cases: Array<[string, string, string[]]> = [
@@ -157,6 +158,9 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
     ['zcode', '.zcode/cli/db/db.sqlite', ['ls', '--home', home, '--harness', 'zcode']],
     ['codex', '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl', ['cat', '--home', home, '--from', 'codex']],
     ['grok', '.grok/sessions/%2Fhome%2Fdev%2Fdemo-app/01a1f84a-95c0-7a4c-9b21-3e5f0d8c6a17/updates.jsonl', ['cat', '--home', home, '--from', 'grok']],
+    // File-per-session stores list a session they cannot read (with a warning) and fail when it is read.
+    ['claude-code', '.claude/projects/-home-dev-demo-app/0b9e6c1a-4d2f-4a8b-9c1d-00000000de00.jsonl', ['cat', '--home', home, '--from', 'claude-code']],
+    ['cursor', '.cursor/projects/home-dev-demo-app/agent-transcripts/c7a4e2f0-5b1d-4e3a-9f60-2d8c1b7e4a93/c7a4e2f0-5b1d-4e3a-9f60-2d8c1b7e4a93.jsonl', ['cat', '--home', home, '--from', 'cursor']],
   ]
   for (const [h, rel, args] of cases) {
     const file = join(home, rel)
@@ -166,7 +170,10 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
     t.equal(r.code, 1, `${h}: exit 1`)
     const esc = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     t.match(r.stderr, new RegExp(`^ferry: error: ${h}:unreadable: ${esc}: .*permission denied \\(EACCES\\)$`, 'm'), `${h}: located, coded: ${r.stderr}`)
-    t.equal(r.stderr.split(file).length - 1, 1, `${h}: the path once per line`)
+    for (const line of r.stderr.split('\n').filter((l) => l.includes(file))) t.equal(line.split(file).length - 1, 1, `${h}: the path once per line: ${line}`)
+    // The summary comes last and counts the error that ended the run.
+    const lines = r.stderr.trimEnd().split('\n')
+    if (/error\(s\)/.test(r.stderr)) t.match(lines.at(-1), /^ferry: [1-9]\d* error\(s\)/, `${h}: the summary is last and counts the error`)
   }
 })
 

@@ -27,6 +27,5 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
   const transforms = await buildTransforms(argv.rawArgs)
   const { source, failure } = salvageThrough(opened.source, transforms)
   await pipeline(source, stringify(), stdoutStage())
-  finishDiagnostics(ctx.diagnostics)
-  if (failure()) throw failure()
+  finishDiagnostics(ctx.diagnostics, failure())
 }

@@ -28,8 +28,7 @@ export function filterCommand(t: CliTransform): CommandModule<object, Args> {
       const opened = await openSources(ctx, argv, { native: true })
       const { source, failure } = salvageThrough(opened.source, [transform])
       await pipeline(source, stringify(), stdoutStage())
-      finishDiagnostics(ctx.diagnostics)
-      if (failure()) throw failure()
+      finishDiagnostics(ctx.diagnostics, failure())
     },
   }
 }

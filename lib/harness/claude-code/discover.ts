@@ -6,7 +6,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { AmbiguousError } from '../../errors.js'
+import { AmbiguousError, reason } from '../../errors.js'
 import { sessionKey } from '../../model.js'
 import type { SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
@@ -58,7 +58,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
     if (m.createdAt) info.created_at = m.createdAt
     info.updated_at = m.updatedAt ?? m.mtime.toISOString()
   } catch (err) {
-    ctx.diagnostics.warn('unreadable', `cannot read session metadata: ${(err as Error).message}`, { file: path }, HARNESS)
+    ctx.diagnostics.warn('unreadable', `cannot read session metadata: ${reason(err)}`, { file: path }, HARNESS)
   }
   return info
 }

@@ -14,7 +14,7 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import type { Code } from '../../codes.js'
 import type { StoreContext } from '../../context.js'
-import { FerryError } from '../../errors.js'
+import { FerryError, reason } from '../../errors.js'
 import { LineReporter, readLines } from '../../io/line-file.js'
 import {
   recordId, sessionKey, sessionRecord,
@@ -83,7 +83,7 @@ async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOp
     } catch (err) {
       // A sub-agent without its meta file is normal (older clients); a broken one is worth a word.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        ctx.diagnostics.warn('bad-meta', `unreadable sub-agent meta: ${(err as Error).message}`, { file: join(dir, `${stem}.meta.json`) }, HARNESS)
+        ctx.diagnostics.warn('bad-meta', `unreadable sub-agent meta: ${reason(err)}`, { file: join(dir, `${stem}.meta.json`) }, HARNESS)
       }
     }
     const toolUseId = typeof meta?.toolUseId === 'string' ? meta.toolUseId : shared.agentCalls.get(agentId)
@@ -173,7 +173,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
     idx = await buildIndex(ctx, t.path, t.subagent !== undefined)
   } catch (err) {
     if (err instanceof FerryError) ctx.diagnostics.error(err.code, err.message, err.position ?? { file: t.path }, HARNESS)
-    else ctx.diagnostics.error('unreadable', `cannot read session: ${(err as Error).message}`, { file: t.path }, HARNESS)
+    else ctx.diagnostics.error('unreadable', `cannot read session: ${reason(err)}`, { file: t.path }, HARNESS)
     return
   }
   const meta = await readMeta(ctx, t.path).catch(() => undefined)
@@ -470,7 +470,7 @@ async function spilled(em: Emitter, r: ToolResultBlock, tur: Obj, side: string, 
     delete r.truncated
     return true
   } catch (err) {
-    em.warn('side-file', `spilled output not found, preview kept: ${(err as Error).message}`, no)
+    em.warn('side-file', `spilled output not found, preview kept: ${reason(err)}`, no)
     return false
   }
 }

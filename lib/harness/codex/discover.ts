@@ -8,7 +8,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { basename, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { AmbiguousError } from '../../errors.js'
+import { AmbiguousError, reason } from '../../errors.js'
 import { readEnds, readLines, type Ends } from '../../io/line-file.js'
 import { mapAhead } from '../../io/ahead.js'
 import { openDiscoveryCache } from '../discovery-cache.js'
@@ -84,7 +84,7 @@ async function threadNames(ctx: StoreContext, root: string): Promise<Map<string,
     }
   } catch (err) {
     // No index is the normal case for a store whose threads were never renamed.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') ctx.diagnostics.warn('unreadable', `thread names not read: ${(err as Error).message}`, { file }, 'codex')
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') ctx.diagnostics.warn('unreadable', `thread names not read: ${reason(err)}`, { file }, 'codex')
   }
   return names
 }

@@ -14,6 +14,7 @@ import { cursorDirs, nestedDir, slugFor, transcriptId } from './paths.js'
 import { parseUserText, workspacePath } from './text.js'
 import { composerHeads, workspaceHeads, type ComposerHead } from './vscdb.js'
 import { readHead } from '../../io/line-file.js'
+import { reason } from '../../errors.js'
 
 export type StoreKind = 'transcript' | 'chat' | 'ide'
 
@@ -156,7 +157,12 @@ export async function infoOf(ctx: StoreContext, e: Entry): Promise<CursorInfo | 
       if (stores.length === 1) info.bytes = st.size
       if (!info.title || !info.created_at || !info.cwd) {
         let titled = false
-        const head = e.transcript.endsWith('.txt') ? null : await readHead(e.transcript, { maxLines: 8, maxBytes: 256 * 1024 })
+        const head = e.transcript.endsWith('.txt') ? null : await readHead(e.transcript, { maxLines: 8, maxBytes: 256 * 1024 }).catch((err: NodeJS.ErrnoException) => {
+          if (err?.code === 'ENOENT') throw err
+          // Listed from what the stat gave, as every store lists a session it cannot read; reading it then fails with this code.
+          ctx.diagnostics.warn('unreadable', `cannot read session metadata: ${reason(err)}`, { file: e.transcript }, 'cursor')
+          return null
+        })
         for (const l of head?.lines ?? []) {
           let v: any
           try {

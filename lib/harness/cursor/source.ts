@@ -136,7 +136,8 @@ export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpti
       const full = (info as Partial<CursorInfo>).stores ? (info as CursorInfo) : ((await infoOf(ctx, scan(ctx).get(info.id) ?? { id: info.id })) ?? ({ ...info, stores: [] } as CursorInfo))
       yield* session(ctx, full, opts)
     } catch (err) {
-      throw asFerryError(err)
+      // An errno here is the store failing to be read; anything else keeps its own code (a bug stays `internal`).
+      throw asFerryError(err, (err as NodeJS.ErrnoException)?.code ? 'unreadable' : 'internal')
     }
   }
   return Readable.from(gen(), { objectMode: true })

@@ -13,6 +13,7 @@ import { closeSync, fstatSync, openSync, readSync, readdirSync, realpathSync } f
 import { join, sep } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { userRoot } from './paths.js'
+import { reason } from '../../errors.js'
 
 /** Bigger artifacts stay references (ZCode's own attachment reads are bounded too). */
 export const ARTIFACT_CAP = 32 * 1024 * 1024
@@ -82,7 +83,7 @@ export function readArtifact(root: string, url: string, mime: string): Inlined |
     real = realpathSync(file)
     rootReal = realpathSync(root)
   } catch (err) {
-    return { reason: (err as Error).message }
+    return { reason: reason(err) }
   }
   if (!real.startsWith(rootReal + sep)) return { reason: `${file} leads outside the artifacts directory` }
   const got = readCapped(real)
