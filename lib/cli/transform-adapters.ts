@@ -5,10 +5,11 @@
  * returns, exit codes, and whole-command modes (`redact --text`,
  * `filter --count`).
  */
+import { once } from 'node:events'
 import { Writable, type Transform } from 'node:stream'
 import { pipeline } from '../pipeline.js'
 import type { StoreContext } from '../context.js'
-import { redactText } from '../redact/engine.js'
+import { Redactor, TextRedactor } from '../redact/engine.js'
 import type { FilterCount, RedactFinding, RedactReport } from '../../transforms/index.js'
 import { defineOptions, type OptionSchema } from '../../transforms/spec.js'
 import { openSources } from './sources.js'
@@ -77,17 +78,22 @@ const redactAdapter: TransformAdapter = {
   },
   async command(cli) {
     if (cli.text !== true) return false
-    const chunks: Buffer[] = []
-    for await (const c of process.stdin) chunks.push(c as Buffer)
-    // latin1 maps every byte to one character and back: bytes outside secrets stay exactly as they were, even invalid UTF-8.
-    const input = Buffer.concat(chunks).toString('latin1')
-    const { text, found } = redactText(input, {
+    const redactor = new Redactor({
       paths: cli.paths === true,
       emails: cli.emails === true,
       ...(typeof cli.rulesFile === 'string' ? { rulesFile: cli.rulesFile } : {}),
       ...(Array.isArray(cli.allow) ? { allow: cli.allow as string[] } : {}),
     })
-    if (cli.check !== true) process.stdout.write(Buffer.from(text, 'latin1'))
+    // Streamed: the redactor cuts the same line-aligned chunks as over the whole text, so memory stays flat and no secret is cut in two.
+    // latin1 maps every byte to one character and back: bytes outside secrets stay exactly as they were, even invalid UTF-8 cut between reads.
+    const stream = new TextRedactor(redactor)
+    const write = async (text: string): Promise<void> => {
+      if (text === '' || cli.check === true) return
+      if (!process.stdout.write(Buffer.from(text, 'latin1'))) await once(process.stdout, 'drain')
+    }
+    for await (const c of process.stdin) await write(stream.push((c as Buffer).toString('latin1')))
+    await write(stream.end())
+    const found = redactor.report()
     if (cli.report === true || cli.reportJson === true || cli.check === true) printReport({ redacted: found, records: [] as RedactFinding[] }, cli.reportJson === true || cli.json === true)
     checkExit(cli, found)
     return true

@@ -31,7 +31,15 @@ function findPem64(text: string): Array<[number, number]> {
 export function decodesToUserPass(v: string): boolean {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(v) || v.length % 4 !== 0 || v.length > MAX_TOKEN) return false
   const d = Buffer.from(v, 'base64').toString('latin1')
-  return /^[\x21-\x7e]{1,200}:[\x20-\x7e]{3,}$/.test(d)
+  // `^[\x21-\x7e]{1,200}:[\x20-\x7e]{3,}$` in one pass (the regex backtracks over every colon): the first colon after the
+  // first character decides, as any later one would have a printable-but-not-space run before it that holds this one.
+  const colon = d.indexOf(':', 1)
+  if (colon === -1 || colon > 200 || d.length - colon - 1 < 3) return false
+  for (let i = 0; i < d.length; i++) {
+    const c = d.charCodeAt(i)
+    if (c > 0x7e || c < (i < colon ? 0x21 : 0x20)) return false
+  }
+  return true
 }
 
 export const BASE64_PEM: Rule = { kind: 'private-key', keywords: ['LS0tLS1CRUdJTi'], re: B64_PEM, find: findPem64, noPlaceholderCheck: true }

@@ -521,15 +521,62 @@ function chunkEnd(text: string, from: number): number {
   return end
 }
 
+/** How far past a chunk's start chunkEnd may look before it can decide (CHUNK and its 2 KB window). */
+const DECIDE = CHUNK + 2050
+
+/**
+ * Plain-text redaction fed piece by piece (`ferry redact --text` on stdin):
+ * the same line-aligned chunks as redactText over the whole text, so the
+ * output is the same byte for byte, with memory flat in the input. A chunk
+ * is cut only once the text it looks at is all here: its window, and its
+ * end (a line end, the END line of a PEM block it opens) before the end of
+ * what was fed.
+ */
+export class TextRedactor {
+  private pending = ''
+  /** Pending length at which an undecided chunk is tried again (doubling: an unterminated PEM block or a line of MBs stays linear). */
+  private retryAt = 0
+
+  constructor(readonly redactor: Redactor) {}
+
+  /** Adds text; returns the redacted text of the chunks now decided (often empty). */
+  push(text: string): string {
+    this.pending += text
+    const pending = this.pending
+    if (pending.length < this.retryAt || pending.length < DECIDE) return ''
+    const parts: string[] = []
+    let at = 0
+    while (at + DECIDE <= pending.length) {
+      const end = chunkEnd(pending, at)
+      if (end >= pending.length) break
+      parts.push(this.redactor.redact(pending.slice(at, end)))
+      at = end
+    }
+    this.pending = at === 0 ? pending : pending.slice(at)
+    this.retryAt = at === 0 ? 2 * pending.length : 0
+    return parts.length === 1 ? parts[0]! : parts.join('')
+  }
+
+  /** The rest, at the end of the input. */
+  end(): string {
+    const text = this.pending
+    this.pending = ''
+    this.retryAt = 0
+    if (text.length <= CHUNK) return this.redactor.redact(text)
+    const parts: string[] = []
+    for (let at = 0; at < text.length; ) {
+      const end = chunkEnd(text, at)
+      parts.push(this.redactor.redact(text.slice(at, end)))
+      at = end
+    }
+    return parts.join('')
+  }
+}
+
 /** Plain-text redaction (`ferry redact --text`): everything else byte for byte unchanged. Long texts are redacted line-aligned chunk by chunk, with one label numbering. */
 export function redactText(text: string, opts: RedactOptions & { redactor?: Redactor } = {}): { text: string; found: Record<string, number> } {
   const r = opts.redactor ?? new Redactor(opts)
-  if (text.length <= CHUNK) return { text: r.redact(text), found: r.report() }
-  const parts: string[] = []
-  for (let at = 0; at < text.length; ) {
-    const end = chunkEnd(text, at)
-    parts.push(r.redact(text.slice(at, end)))
-    at = end
-  }
-  return { text: parts.join(''), found: r.report() }
+  const t = new TextRedactor(r)
+  const out = t.push(text)
+  return { text: out + t.end(), found: r.report() }
 }
