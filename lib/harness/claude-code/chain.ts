@@ -56,17 +56,36 @@ const KEYS = new Set([
   'timestamp', 'cwd', 'version', 'gitBranch', 'customTitle', 'aiTitle', 'summary', 'sourceToolAssistantUUID',
 ])
 
-/** `"id":"msg_…"` near the start of an assistant line's `message` object (the API response id). */
-const API_ID = /"id":"([^"\\]{1,200})"/
+const MESSAGE_KEY = Buffer.from('"message":{')
+const ID_KEY = Buffer.from('"id":"')
+const CONTENT_KEY = Buffer.from('"content":')
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
 
-/** The API message id of an assistant line, looked up in the first bytes of its `message` object only. */
+/**
+ * The API message id of an assistant line (`"id":"msg_…"` in the first 400
+ * bytes of its `message` object, before `content`). Decoded straight from
+ * the line's bytes: a regex match on a decoded head is a V8 sliced string
+ * that keeps the whole head alive for as long as the index holds the id
+ * (about 400 bytes per assistant line, 60 MB on a 1 GiB transcript).
+ */
 function apiIdOf(line: Buffer): string | undefined {
-  const at = line.indexOf('"message":{')
+  const at = line.indexOf(MESSAGE_KEY)
   if (at < 0) return undefined
-  const head = line.toString('utf8', at + 11, Math.min(line.length, at + 11 + 400))
-  const content = head.indexOf('"content":')
-  const m = API_ID.exec(content < 0 ? head : head.slice(0, content))
-  return m?.[1]
+  const from = at + MESSAGE_KEY.length
+  const head = line.subarray(from, Math.min(line.length, from + 400))
+  const content = head.indexOf(CONTENT_KEY)
+  const window = content < 0 ? head : head.subarray(0, content)
+  // Same as /"id":"([^"\\]{1,200})"/ on the decoded window: the first occurrence whose value qualifies.
+  for (let k = window.indexOf(ID_KEY); k >= 0; k = window.indexOf(ID_KEY, k + 1)) {
+    const start = k + ID_KEY.length
+    let i = start
+    while (i < window.length && window[i] !== QUOTE && window[i] !== BACKSLASH) i++
+    if (i >= window.length || window[i] !== QUOTE || i === start) continue
+    const id = window.toString('utf8', start, i)
+    if (id.length <= 200) return id
+  }
+  return undefined
 }
 
 const DEFINED = 1
