@@ -18,7 +18,7 @@
  * symlinked directory inside a store makes a write leave it.
  */
 import { randomBytes } from 'node:crypto'
-import { createWriteStream, rmSync, type WriteStream } from 'node:fs'
+import { closeSync, createWriteStream, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync, type WriteStream } from 'node:fs'
 import { mkdir, link, open, rename, rm, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { once } from 'node:events'
@@ -258,4 +258,53 @@ export class StagedFile {
 export async function writeWholeFile(path: string, data: string | Buffer, opts: { force?: boolean; mode?: number; root?: string } = {}): Promise<void> {
   const f = await StagedFile.create(path, data, opts)
   await f.commit({ force: opts.force ?? false })
+}
+
+/**
+ * `writeWholeFile` for a small file whose directory the caller has already
+ * made and checked (a sink writing many sessions into one folder): the same
+ * temp file, checked writes, fsync and no-clobber rename, through
+ * synchronous calls. For thousands of small sessions the thread-pool round
+ * trips of the async calls (open, write, sync, close, link, unlink: each a
+ * handoff) cost more than the syscalls; each call here is bounded (the data
+ * is already in memory), so the event loop is held only that long.
+ */
+export function writeSmallFileSync(path: string, data: string | Buffer, opts: { force?: boolean } = {}): void {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+  const tmp = tempPathFor(path)
+  track(tmp)
+  let moved = false
+  try {
+    const fd = openSync(tmp, 'wx', 0o666)
+    try {
+      let off = 0
+      while (off < buf.length) {
+        const n = writeSync(fd, buf, off, buf.length - off)
+        if (n <= 0) throw Object.assign(new Error(`ENOSPC: short write (${off} of ${buf.length} bytes): ${tmp}`), { code: 'ENOSPC' })
+        off += n
+      }
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    if (opts.force) {
+      renameSync(tmp, path)
+      moved = true
+    } else {
+      try {
+        linkSync(tmp, path)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ExistsError(path)
+        throw err
+      }
+    }
+  } finally {
+    live.delete(tmp)
+    if (!moved) rmSync(tmp, { force: true })
+  }
+}
+
+/** Makes `dir` (and its parents) and checks it lies inside `root`: what every write into it would check, done once. */
+export async function prepareDirOnce(dir: string, root?: string): Promise<void> {
+  await prepareDir(join(dir, 'x'), root)
 }

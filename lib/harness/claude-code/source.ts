@@ -11,20 +11,21 @@
  */
 import { Readable } from 'node:stream'
 import { readdir, readFile, stat } from 'node:fs/promises'
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Code } from '../../codes.js'
 import type { StoreContext } from '../../context.js'
 import { FerryError, reason } from '../../errors.js'
-import { LineReporter, readLines } from '../../io/line-file.js'
+import { cappedSplitter, LineReporter, readLines } from '../../io/line-file.js'
 import {
   recordId, sessionKey, sessionRecord,
   type BoundaryRec, type ContextKind, type EndRec, type FerryRecord, type MessageRec, type NativePass, type NativeRec,
   type SessionLink, type ToolResultBlock, type Warning,
 } from '../../model.js'
 import type { OptionsOf, ReadOptions, SessionInfo } from '../types.js'
-import { CHAIN_TYPES, buildIndex, type ChainIndex } from './chain.js'
+import { CHAIN_TYPES, buildIndex, ChainIndex } from './chain.js'
 import { HARNESS, sideDir } from './discover.js'
-import { readMeta } from './meta.js'
+import { readMeta, type SessionMeta } from './meta.js'
 import { lineStart } from './scan.js'
 import { blocksFromContent, stopFromNative, usageFromNative } from './blocks.js'
 import { isCaveat, isReminder, parseCommand, parseCommandOutput, plainText } from './text.js'
@@ -49,6 +50,8 @@ interface Target {
   sid: string
   parent?: SessionLink
   subagent?: { meta?: Obj; metaRaw?: string; agentId: string }
+  /** What discovery already read from the file's head and tail (the main session): not read a second time. */
+  known?: SessionInfo
 }
 
 /** State shared between the main session and its sub-agents. */
@@ -63,7 +66,7 @@ export function readSession(ctx: StoreContext, info: SessionInfo, opts: ClaudeRe
 
 async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOptions): AsyncGenerator<FerryRecord> {
   const shared: Shared = { agentCalls: new Map() }
-  yield* readOne(ctx, { path: info.path, nativeId: info.id, sid: info.sid }, opts, shared)
+  yield* readOne(ctx, { path: info.path, nativeId: info.id, sid: info.sid, known: info }, opts, shared)
   const dir = join(sideDir(info.path), 'subagents')
   let names: string[] = []
   try {
@@ -167,16 +170,96 @@ class Emitter {
   }
 }
 
+/** Plain files up to this size are read once: the chain index and the records come from the same bytes. */
+const SMALL_FILE = 1024 * 1024
+const ZSTD_MAGIC = 0xfd2fb528
+
+/** The whole file when it is plain and at most SMALL_FILE bytes (one open, one read), else null (the two-pass, bounded-memory path). */
+function readSmall(path: string): Buffer | null {
+  const fd = openSync(path, 'r')
+  try {
+    const size = fstatSync(fd).size
+    if (size > SMALL_FILE) return null
+    const buf = Buffer.allocUnsafe(size)
+    let got = 0
+    while (got < size) {
+      const n = readSync(fd, buf, got, size - got, got)
+      if (n === 0) break
+      got += n
+    }
+    if (got >= 4 && buf.readUInt32LE(0) === ZSTD_MAGIC) return null
+    return buf.subarray(0, got)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+interface HeldLine {
+  no: number
+  buf: Buffer
+  unterminated?: boolean
+}
+
+/**
+ * The chain index and the lines of a small file from one split of its bytes
+ * (what buildIndex and readLines do over two reads). Over-long lines are
+ * noted in the index and reported by `reportOverlong`, when the records are
+ * read, as readLines would.
+ */
+function indexWhole(ctx: StoreContext, path: string, data: Buffer, allowSidechain: boolean): { idx: ChainIndex; lines: HeldLine[]; reportOverlong: () => void } {
+  const idx = new ChainIndex()
+  const lines: HeldLine[] = []
+  const overlong: Array<[number, number]> = []
+  const reporter = new LineReporter(ctx, HARNESS, path)
+  const noter = Object.assign(Object.create(reporter) as LineReporter, { overlong: (no: number, bytes: number) => overlong.push([no, bytes]) })
+  const splitter = cappedSplitter(ctx, noter, (buf, no) => {
+    lines.push({ no, buf })
+    if (buf.length) idx.add(buf, no, allowSidechain)
+  })
+  if (data.length) splitter.push(data)
+  const before = lines.length
+  if (splitter.end() && lines.length > before) lines[lines.length - 1]!.unterminated = true
+  for (const [no] of overlong) idx.info.overlong.push(no)
+  idx.info.bytes = splitter.bytes
+  idx.info.lines = splitter.lineNo
+  idx.finish()
+  return { idx, lines, reportOverlong: () => overlong.forEach(([no, bytes]) => reporter.overlong(no, bytes)) }
+}
+
+/** The metadata discovery found (a SessionInfo it made has `bytes`), in readMeta's shape; else read now. */
+async function metaOf(ctx: StoreContext, t: Target): Promise<Pick<SessionMeta, 'version' | 'title' | 'titleSource' | 'model' | 'cwd' | 'gitBranch'> & { mtimeIso?: string } | undefined> {
+  const k = t.known
+  if (k && typeof k.bytes === 'number') {
+    return {
+      ...(k.agent_version ? { version: k.agent_version } : {}),
+      ...(k.title ? { title: k.title } : {}),
+      ...(k.title_source ? { titleSource: k.title_source } : {}),
+      ...(k.model ? { model: k.model } : {}),
+      ...(k.cwd ? { cwd: k.cwd } : {}),
+      ...(k.git_branch ? { gitBranch: k.git_branch } : {}),
+      // Used only when no line has a timestamp, and then discovery's updated_at is the file's mtime.
+      ...(k.updated_at ? { mtimeIso: k.updated_at } : {}),
+    }
+  }
+  const m = await readMeta(ctx, t.path).catch(() => undefined)
+  return m && { ...m, mtimeIso: m.mtime.toISOString() }
+}
+
 async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, shared: Shared): AsyncGenerator<FerryRecord> {
   let idx: ChainIndex
+  let held: ReturnType<typeof indexWhole> | undefined
   try {
-    idx = await buildIndex(ctx, t.path, t.subagent !== undefined)
+    const whole = readSmall(t.path)
+    if (whole) {
+      held = indexWhole(ctx, t.path, whole, t.subagent !== undefined)
+      idx = held.idx
+    } else idx = await buildIndex(ctx, t.path, t.subagent !== undefined)
   } catch (err) {
     if (err instanceof FerryError) ctx.diagnostics.error(err.code, err.message, err.position ?? { file: t.path }, HARNESS)
     else ctx.diagnostics.error('unreadable', `cannot read session: ${reason(err)}`, { file: t.path }, HARNESS)
     return
   }
-  const meta = await readMeta(ctx, t.path).catch(() => undefined)
+  const meta = await metaOf(ctx, t)
   const ci = idx.info
   const version = ci.version ?? meta?.version
   const format = `${HARNESS}/jsonl@${version ?? 'unknown'}`
@@ -193,7 +276,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   const model = meta?.model ?? (typeof subModel === 'string' ? subModel : undefined)
   const cwd = ci.cwd ?? meta?.cwd
   const branch = ci.gitBranch ?? meta?.gitBranch
-  const updated = ci.lastTs ?? meta?.mtime.toISOString()
+  const updated = ci.lastTs ?? meta?.mtimeIso
   yield sessionRecord({
     sid: t.sid,
     source: { harness: HARNESS, ...(version ? { agent_version: version } : {}), locator: { path: t.path } },
@@ -227,7 +310,10 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   const replayKept = async function* (): AsyncGenerator<FerryRecord> {
     for (const k of kept.splice(0)) for (const rec of await mapEntry(em, k.no, k.type, k.uuid, k.obj, k.raw, opts, side, shared)) yield rec
   }
-  for await (const l of readLines(ctx, t.path, { source: HARNESS, endByte: ci.bytes })) {
+  // A small file's lines are the ones indexed (read once); a big one is read again, exactly the bytes indexed.
+  held?.reportOverlong()
+  const lines: Iterable<HeldLine> | AsyncIterable<HeldLine> = held ? held.lines : readLines(ctx, t.path, { source: HARNESS, endByte: ci.bytes })
+  for await (const l of lines) {
     const start = lineStart(l.buf)
     if (start >= l.buf.length) continue
     let obj: unknown

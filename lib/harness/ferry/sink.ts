@@ -5,8 +5,10 @@
 import { join, resolve as resolvePath } from 'node:path'
 import { Writable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
-import { AtomicFile } from '../../io/atomic.js'
-import { stringify } from '../../interchange/stringify.js'
+import { existsSync } from 'node:fs'
+import { AtomicFile, prepareDirOnce, writeSmallFileSync } from '../../io/atomic.js'
+import { preambleRecord, stringify } from '../../interchange/stringify.js'
+import { ExistsError } from '../../errors.js'
 import { parseSessionKey, type FerryRecord } from '../../model.js'
 import { SessionSink } from '../session-sink.js'
 import type { WriteOptions, WrittenSession } from '../types.js'
@@ -53,40 +55,57 @@ export function safeFileStem(sid: string): string {
   return clean.slice(0, 200)
 }
 
+/**
+ * A session's text is held in memory up to this many characters and written
+ * at its end in one synchronous temp-write, fsync and rename
+ * (writeSmallFileSync); a longer one goes on as a stream (AtomicFile), so
+ * memory stays bounded by this, not by the session.
+ */
+const SMALL_SESSION = 1024 * 1024
+/** Streamed text is written in chunks of about this size (as stringify does). */
+const CHUNK = 64 * 1024
+
 function fileSink(ctx: StoreContext, opts: WriteOptions): Writable {
   const dir = resolvePath(String(opts.out))
+  const force = Boolean(opts.force)
+  // Every file goes straight into `dir`: it is made and checked against itself once, not per session.
+  let ready: Promise<void> | undefined
   return new SessionSink(ctx, HARNESS, async (header) => {
     const path = join(dir, `${safeFileStem(header.sid)}.ferry.jsonl`)
-    const file = await AtomicFile.create(path, { force: Boolean(opts.force), root: dir })
-    const text = stringify()
-    const pump = new Promise<void>((res, rej) => {
-      text.on('data', (chunk: string) => {
-        if (!file.stream.write(chunk)) {
-          text.pause()
-          file.stream.once('drain', () => text.resume())
+    await (ready ??= prepareDirOnce(dir, dir))
+    if (!force && existsSync(path)) throw new ExistsError(path)
+    // Exactly stringify()'s bytes: its preamble, then one JSON line per record.
+    let text = JSON.stringify(preambleRecord()) + '\n' + JSON.stringify(header) + '\n'
+    let file: AtomicFile | undefined
+    const put = async (rec: FerryRecord): Promise<void> => {
+      text += JSON.stringify(rec) + '\n'
+      if (file) {
+        if (text.length >= CHUNK) {
+          const chunk = text
+          text = ''
+          await file.write(chunk)
         }
-      })
-      text.on('end', res)
-      text.on('error', rej)
-    })
-    const put = (rec: FerryRecord) =>
-      new Promise<void>((res) => {
-        if (text.write(rec)) res()
-        else text.once('drain', res)
-      })
-    await put(header)
+      } else if (text.length > SMALL_SESSION) {
+        file = await AtomicFile.create(path, { force, root: dir })
+        const chunk = text
+        text = ''
+        await file.write(chunk)
+      }
+    }
     return {
       write: put,
       async finish(end) {
         if (end) await put(end)
-        text.end()
-        await pump
-        await file.commit({ force: Boolean(opts.force) })
+        if (file) {
+          if (text) await file.write(text)
+          await file.commit({ force })
+        } else writeSmallFileSync(path, text, { force })
+        text = ''
         return { harness: HARNESS, id: header.native_id, path, from: header.sid, ...(header.title ? { title: header.title } : {}) }
       },
       async abort() {
-        text.destroy()
-        await file.abort()
+        text = ''
+        await file?.abort()
       },
     }
   }, { unknownKinds: true })
