@@ -67,48 +67,6 @@ export function nativeOf(native: string | null, raw: string | null): NativePass 
   return n
 }
 
-/** A record as the writer stores it: its columns, the JSON parts and the indexed text, made once. */
-export interface RecordRow {
-  id: string
-  sid: string
-  kind: string
-  role: string | null
-  ts: string | null
-  text: string
-  tools: string
-  body: string
-  native: string | null
-  raw: string | null
-}
-
-/**
- * The row of one record (null for headers, stream and end records, which
- * are not record rows). `toolNames` carries a session's tool_use ids to
- * names, so a tool result is found by the tool that made it.
- */
-export function recordRow(rec: FerryRecord, toolNames: Map<string, string>): RecordRow | null {
-  if (rec.kind === 'session' || rec.kind === 'stream' || rec.kind === 'end') return null
-  const sid = (rec as { sid?: unknown }).sid
-  const id = (rec as { id?: unknown }).id
-  if (typeof id !== 'string' || id === '') throw new FerryError('a record without an id cannot be archived', { code: 'invalid-input' })
-  if (typeof sid !== 'string') throw new FerryError(`record ${id} has no session`, { code: 'invalid-input' })
-  const { body, native, raw } = storedParts(rec)
-  const { text, tools: names } = indexedText(rec)
-  let tools = names
-  if (rec.kind === 'message') {
-    for (const b of rec.blocks) {
-      if (b.type === 'tool_use') toolNames.set(b.id, b.name)
-      else if (b.type === 'tool_result') {
-        const n = toolNames.get(b.tool_use_id)
-        if (n && !(' ' + tools + ' ').includes(' ' + n + ' ')) tools = tools ? `${tools} ${n}` : n
-      }
-    }
-  }
-  const role = rec.kind === 'message' ? rec.role : null
-  const ts = 'ts' in rec ? ((rec as { ts?: string | null }).ts ?? null) : null
-  return { id, sid, kind: rec.kind, role, ts, text, tools, body, native, raw }
-}
-
 /**
  * One writer per run. Call begin() before writing and commit() at batch
  * ends; everything between is one transaction (WAL), so a kill at any
@@ -131,10 +89,9 @@ export class ArchiveWriter {
   private ftsPending: Array<{ rowid: number; replace: boolean; cols: [string, string, string, string] | null }> = []
   private readonly st
 
-  /** `gen`: this run's generation when another connection of the same run took it (the writer thread). */
-  constructor(private readonly db: ArchiveDb, private readonly path: string, private readonly waitMs = 30_000, gen?: number) {
-    const g = gen === undefined ? (db.prepare("SELECT value FROM meta WHERE key = 'gen'").get() as { value: string } | undefined) : undefined
-    this.gen = gen ?? Number(g?.value ?? 0) + 1
+  constructor(private readonly db: ArchiveDb, private readonly path: string, private readonly waitMs = 30_000) {
+    const g = db.prepare("SELECT value FROM meta WHERE key = 'gen'").get() as { value: string } | undefined
+    this.gen = Number(g?.value ?? 0) + 1
     db.prepare("INSERT INTO meta(key, value) VALUES ('gen', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER)").run(String(this.gen))
     this.ver = 0
     this.st = {
@@ -283,19 +240,29 @@ export class ArchiveWriter {
 
   /** One record of the open session. */
   write(rec: FerryRecord): void {
-    const row = recordRow(rec, this.toolNames)
-    if (row) this.writeRow(row)
-  }
-
-  /** One record of the open session, already made into its row (recordRow; the writer thread gets rows). */
-  writeRow(row: RecordRow): void {
+    if (rec.kind === 'session' || rec.kind === 'stream' || rec.kind === 'end') return
     const sid = this.sid
-    if (!sid || row.sid !== sid) throw new FerryError(`record ${row.id} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
-    const { id, kind, role, ts, text, tools, body, native, raw } = row
+    if (!sid || (rec as { sid?: string }).sid !== sid) throw new FerryError(`record ${String((rec as { id?: string }).id)} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
+    const id = (rec as { id?: unknown }).id
+    if (typeof id !== 'string' || id === '') throw new FerryError('a record without an id cannot be archived', { code: 'invalid-input' })
+    const { body, native, raw } = storedParts(rec)
+    const { text, tools: names } = indexedText(rec)
+    let tools = names
+    if (rec.kind === 'message') {
+      for (const b of rec.blocks) {
+        if (b.type === 'tool_use') this.toolNames.set(b.id, b.name)
+        else if (b.type === 'tool_result') {
+          const n = this.toolNames.get(b.tool_use_id)
+          if (n && !(' ' + tools + ' ').includes(' ' + n + ' ')) tools = tools ? `${tools} ${n}` : n
+        }
+      }
+    }
+    const role = rec.kind === 'message' ? rec.role : null
+    const ts = 'ts' in rec ? ((rec as { ts?: string | null }).ts ?? null) : null
     const ord = this.ord++
-    if (kind === 'message') this.messages++
+    if (rec.kind === 'message') this.messages++
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
-    const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, body, native, raw)
+    const ins = this.st.insert.run(id, sid, ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native, raw)
     const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; raw: string | null; active: number; ord: number })
     if (!old) {
       if (text || tools) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
@@ -305,7 +272,7 @@ export class ArchiveWriter {
     } else if (old.body !== body || (native !== null && (old.native !== native || old.raw !== raw))) {
       // Read without native (convert --to archive of a native-less stream): what was kept of the source stays.
       const keep = native === null
-      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, body, keep ? old.native : native, keep ? old.raw : raw, old.rid)
+      this.st.update.run(ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, keep ? old.native : native, keep ? old.raw : raw, old.rid)
       this.ftsLater(old.rid, true, text || tools ? [text, tools, '', ''] : null)
       this.counts.changed++
     } else {

@@ -11,18 +11,15 @@
  * so this storage layer names none.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs'
+import { readdirSync, statSync, type Dirent } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
 import type { Readable } from 'node:stream'
 import type { StoreContext } from '../context.js'
-import { asFerryError, FerryError } from '../errors.js'
+import { asFerryError } from '../errors.js'
 import type { EndRec, FerryRecord, Locator, SessionRec } from '../model.js'
 import type { ArchiveDb } from './db.js'
-import { ArchiveWriter, recordRow } from './store.js'
-import { OpWriter, type SessionResult, type WriterData, type WriterOp, type WriterReply } from './write-worker.js'
+import { ArchiveWriter } from './store.js'
 
 /** What discovery tells about a session (the harness contract's SessionInfo, structurally). */
 export interface SourceSession {
@@ -187,122 +184,6 @@ function inCwd(s: SourceSession, cwd: string): boolean {
 /** Sessions per batch (one transaction) and records per commit inside a long session. */
 const BATCH_SESSIONS = 50
 const BATCH_RECORDS = 20_000
-/** Characters of rows per message to the writer thread, and messages in flight: what bounds the rows held between the threads. */
-const CHUNK_CHARS = 1024 * 1024
-const IN_FLIGHT = 2
-
-/** Where the ops go: applied at once on this thread, or sent to the writer thread. */
-interface Ops {
-  push(op: WriterOp, chars?: number): void
-  /** Waits while the writer thread is behind (and surfaces its failure). */
-  drain(): Promise<void>
-  known(): Promise<Map<string, { fingerprint: string | null; gone: boolean }>>
-  end(): Promise<{ results: Map<number, SessionResult>; gone: number }>
-  abort(): Promise<void>
-}
-
-function knownMap(rows: Array<[string, string | null, boolean]>): Map<string, { fingerprint: string | null; gone: boolean }> {
-  return new Map(rows.map(([sid, fingerprint, gone]) => [sid, { fingerprint, gone }]))
-}
-
-function localOps(make: () => ArchiveWriter): Ops {
-  const w = new OpWriter(make)
-  return {
-    push: (op) => void w.apply(op),
-    drain: async () => {},
-    known: async () => knownMap(w.apply(['known']) ?? []),
-    end: async () => {
-      w.apply(['end'])
-      return { results: w.results, gone: w.gone }
-    },
-    abort: async () => w.rollback(),
-  }
-}
-
-/** The writer thread's module beside this one (compiled), or beside the bundle at dist/lib/archive; null when run from sources. */
-function workerFile(): string | null {
-  const here = import.meta.url
-  if (!here.startsWith('file:') || here.endsWith('.ts')) return null
-  const f = fileURLToPath(new URL(/\/archive\/sync\.js$/.test(here) ? './write-worker.js' : './lib/archive/write-worker.js', here))
-  return existsSync(f) ? f : null
-}
-
-function threadOps(file: string, data: WriterData): Ops {
-  // A small young generation: the rows pass through once, and a second heap of the default size would cost the RSS bound.
-  const worker = new Worker(file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 4 } })
-  let ops: WriterOp[] = []
-  let chars = 0
-  let inFlight = 0
-  let failure: Error | null = null
-  let wake: Array<() => void> = []
-  let onKnown: ((k: Array<[string, string | null, boolean]>) => void) | null = null
-  let onDone: ((d: { results: Array<[number, SessionResult]>; gone: number }) => void) | null = null
-  const fail = (e: Error) => {
-    failure ??= e
-    for (const f of wake.splice(0)) f()
-  }
-  worker.on('message', (m: WriterReply) => {
-    if (m.type === 'ack') {
-      inFlight--
-      for (const f of wake.splice(0)) f()
-    } else if (m.type === 'known') onKnown?.(m.known)
-    else if (m.type === 'done') onDone?.(m)
-    else {
-      const e: Error & { code?: string } =
-        m.name === 'FerryError' ? new FerryError(m.message, { code: (m.code as 'db-error') ?? 'db-error', position: { file: data.path } }) : Object.assign(new Error(m.message), { code: m.code })
-      // The archive failing ends the run (syncOne passes these on rather than failing one session).
-      if (m.name !== 'FerryError') e.name = 'SqliteError'
-      fail(e)
-    }
-  })
-  worker.on('error', (e) => fail(Object.assign(e, { name: 'SqliteError' })))
-  worker.on('exit', () => fail(Object.assign(new Error('the archive writer thread stopped'), { name: 'SqliteError' })))
-  const flush = () => {
-    if (ops.length === 0) return
-    worker.postMessage(ops)
-    inFlight++
-    ops = []
-    chars = 0
-  }
-  const until = async <T>(arm: (resolve: (v: T) => void) => void): Promise<T> => {
-    const v = await new Promise<T>((resolve, reject) => {
-      arm(resolve)
-      flush()
-      const check = () => (failure ? reject(failure) : wake.push(check))
-      wake.push(check)
-    })
-    return v
-  }
-  return {
-    push(op, n = 0) {
-      ops.push(op)
-      chars += n
-      if (chars >= CHUNK_CHARS || op[0] === 'commit') flush()
-    },
-    async drain() {
-      while (inFlight >= IN_FLIGHT && !failure) await new Promise<void>((r) => wake.push(r))
-      if (failure) throw failure
-    },
-    known: () =>
-      until((r) => {
-        ops.push(['known'])
-        onKnown = (k) => r(knownMap(k))
-      }),
-    end: async () => {
-      const d = await until<{ results: Array<[number, SessionResult]>; gone: number }>((r) => {
-        ops.push(['end'])
-        onDone = r
-      })
-      wake = []
-      await worker.terminate()
-      return { results: new Map(d.results), gone: d.gone }
-    },
-    abort: async () => {
-      wake = []
-      await worker.terminate()
-    },
-  }
-}
 
 export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: string, sources: SyncSource[], filter: SyncFilter = {}, hooks: SyncHooks = {}, waitMs = 30_000): Promise<SyncSummary> {
   const w = new ArchiveWriter(db, dbPath, waitMs)
@@ -340,7 +221,7 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
     }
   }
 
-  const fps: Array<ReturnType<typeof fingerprint>> = []
+  const fps = []
   let totalBytes = 0
   for (const p of plan) {
     const f = fingerprint(p.top, p.children)
@@ -349,100 +230,67 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
   }
   hooks.start?.(plan.length, totalBytes)
 
-  const unchanged = (i: number, known: Map<string, { fingerprint: string | null; gone: boolean }>): boolean => {
-    const stored = known.get(plan[i]!.top.sid)
-    return !!stored && stored.fingerprint === fps[i]!.fp && plan[i]!.children.every((c) => known.has(c.sid))
-  }
-  // Every session's fingerprint in one scan, under the write lock (so what another run just wrote counts).
-  w.begin()
-  let known: Map<string, { fingerprint: string | null; gone: boolean }>
-  let ops: Ops
-  try {
-    known = w.storedAll()
-    const file = plan.some((_, i) => !unchanged(i, known)) ? workerFile() : null
-    if (file) {
-      // Sessions to read: the writes go to a thread of their own, which takes the lock (and the fingerprints) again.
-      w.rollback()
-      ops = threadOps(file, { ferryArchiveWriter: true, path: dbPath, waitMs, gen: w.gen })
-      ops.push(['begin'])
-      known = await ops.known()
-    } else ops = localOps(() => w)
-  } catch (err) {
-    w.rollback()
-    throw err
-  }
-
-  const isNew: boolean[] = []
-  const failed = new Set<number>()
   let inBatch = 0
-  let pending = 0
   try {
+    w.begin()
+    // Every session's fingerprint in one scan (under the lock, so what another run just wrote counts).
+    const known = w.storedAll()
     for (let i = 0; i < plan.length; i++) {
       const { src, top, children } = plan[i]!
       const f = fps[i]!
       const stored = known.get(top.sid) ?? null
-      if (unchanged(i, known)) {
-        if (stored!.gone) ops.push(['seen', top.sid])
-        for (const c of children) if (known.get(c.sid)?.gone) ops.push(['seen', c.sid])
+      if (stored && stored.fingerprint === f.fp && children.every((c) => known.has(c.sid))) {
+        if (stored.gone) w.seenUnchanged(top.sid)
+        for (const c of children) if (known.get(c.sid)?.gone) w.seenUnchanged(c.sid)
         sum.sessions.unchanged++
         hooks.tick?.(0, top.sid)
         continue
       }
-      isNew[i] = stored === null
-      const r = await syncOne(ctx, ops, i, src, top, children, f, stored === null, (n) => {
-        pending += n
-        if (pending < BATCH_RECORDS) return false
-        pending = 0
-        return true
-      })
+      const r = await syncOne(ctx, w, src, top, children, f, stored === null)
       sum.bytes += f.bytes
-      if (r) failed.add(i)
-      hooks.tick?.(f.bytes, top.sid)
-      inBatch++
-      if (inBatch >= BATCH_SESSIONS || pending >= BATCH_RECORDS) {
-        ops.push(['commit'])
-        inBatch = 0
-        pending = 0
-      }
-      await ops.drain()
-    }
-    if (full) for (const [h, sids] of present) ops.push(['gone', h, [...sids]])
-    const done = await ops.end()
-    sum.sessions.gone += done.gone
-    for (let i = 0; i < plan.length; i++) {
-      if (isNew[i] === undefined) continue
-      const r = done.results.get(i) ?? { added: 0, changed: 0, newSessions: 0 }
       sum.records.added += r.added
       sum.records.changed += r.changed
-      if (r.refused) ctx.diagnostics.error('invalid-input', `${plan[i]!.top.sid}: not archived: ${r.refused}`, { file: plan[i]!.top.path }, plan[i]!.src.id)
-      if (failed.has(i) || r.refused) sum.sessions.failed++
-      else if (isNew[i]) sum.sessions.added++
+      if (r.failed) sum.sessions.failed++
+      else if (stored === null) sum.sessions.added++
       else if (r.added + r.changed > 0 || r.newSessions > 0) sum.sessions.updated++
       else sum.sessions.unchanged++
+      hooks.tick?.(f.bytes, top.sid)
+      inBatch++
+      if (inBatch >= BATCH_SESSIONS || w.pending >= BATCH_RECORDS) {
+        w.commit()
+        w.begin()
+        inBatch = 0
+      }
     }
+    if (full) for (const [h, sids] of present) sum.sessions.gone += w.markGone(h, sids)
+    w.commit()
   } catch (err) {
-    await ops.abort()
     w.rollback()
     throw err
   }
   return sum
 }
 
-/**
- * Reads one session (and the sub-agent sessions its read brings) into the
- * open batch, as ops tagged `tag`; true when it failed. `counted(n)` says
- * when the records written call for a commit inside a long session.
- */
-async function syncOne(ctx: StoreContext, ops: Ops, tag: number, src: SyncSource, top: SourceSession, children: SourceSession[], f: { fp: string; top: Stat | null }, isNew: boolean, counted: (n: number) => boolean): Promise<boolean> {
+interface OneResult {
+  added: number
+  changed: number
+  newSessions: number
+  failed: boolean
+}
+
+/** Reads one session (and the sub-agent sessions its read brings) into the open transaction. */
+async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top: SourceSession, children: SourceSession[], f: { fp: string; top: Stat | null }, isNew: boolean): Promise<OneResult> {
+  const res: OneResult = { added: 0, changed: 0, newSessions: 0, failed: false }
   const errorsBefore = ctx.diagnostics.errors
   const infos = new Map([top, ...children].map((s) => [s.sid, s]))
   const head = f.top ? await headHash(top.path) : undefined
   let open: string | null = null
   let end: EndRec | undefined
-  const toolNames = new Map<string, string>()
   const close = (complete: boolean) => {
     if (open === null) return
-    ops.push(['close', tag, end, complete, open === top.sid ? f.fp : complete ? 'child' : null])
+    const c = w.finishSession(end, { complete, fingerprint: open === top.sid ? f.fp : complete ? 'child' : null })
+    res.added += c.added
+    res.changed += c.changed
     open = null
     end = undefined
   }
@@ -454,13 +302,13 @@ async function syncOne(ctx: StoreContext, ops: Ops, tag: number, src: SyncSource
         close(true)
         const info = infos.get(rec.sid)
         const isTop = rec.sid === top.sid
-        ops.push(['open', tag, rec as SessionRec, {
+        const made = w.openSession(rec as SessionRec, {
           ...(info ? { path: info.path, info: info as unknown as Record<string, unknown> } : {}),
           ...(isTop && f.top ? { size: f.top.size, mtimeMs: f.top.mtimeMs, ino: f.top.ino } : {}),
           ...(isTop && head ? { head } : {}),
-        }, isNew, top.sid])
+        })
+        if (made && !isNew) res.newSessions++
         open = rec.sid
-        toolNames.clear()
         continue
       }
       if (rec.kind === 'end') {
@@ -468,27 +316,32 @@ async function syncOne(ctx: StoreContext, ops: Ops, tag: number, src: SyncSource
         continue
       }
       if (open === null || (rec as { sid?: string }).sid !== open) continue
-      const row = recordRow(rec, toolNames)
-      if (!row) continue
-      ops.push(['row', tag, row], row.body.length + (row.raw?.length ?? 0) + (row.native?.length ?? 0) + row.text.length)
-      if (counted(1)) ops.push(['commit'])
-      await ops.drain()
+      w.write(rec)
+      if (w.pending >= BATCH_RECORDS) {
+        w.commit()
+        w.begin()
+      }
     }
     const clean = ctx.diagnostics.errors === errorsBefore
     close(clean)
     // A session with unreadable parts keeps what was read, but no fingerprint: the next run reads it again and says so again.
     if (!clean) {
-      ops.push(['forget', top.sid])
-      return true
+      res.failed = true
+      w.forget(top.sid)
     }
-    return false
   } catch (err) {
     // The archive itself failing (lock, disk full) ends the run; a session that cannot be read only skips it.
     if ((err as { code?: string })?.code === 'db-error' || (err as Error)?.name === 'SqliteError') throw err
     const e = asFerryError(err, 'unreadable')
     ctx.diagnostics.error(e.code === 'internal' ? 'unreadable' : e.code, `${top.sid}: not archived: ${e.message}`, e.position ?? { file: top.path }, src.id)
-    if (open !== null) ops.push(['close', tag, end, false, null])
-    ops.push(['forget', top.sid])
-    return true
+    if (open !== null) {
+      const c = w.finishSession(end, { complete: false, fingerprint: null })
+      res.added += c.added
+      res.changed += c.changed
+    }
+    w.forget(top.sid)
+    res.failed = true
   }
+  return res
 }
+
