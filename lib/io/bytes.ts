@@ -180,21 +180,17 @@ export async function openBytes(path: string, opts: OpenBytesOptions = {}): Prom
 }
 
 /** Plain files up to this size are read whole, synchronously, in one read. */
-const SMALL_FILE = 1024 * 1024
+export const SMALL_FILE = 1024 * 1024
 
 /**
- * A plain file of at most SMALL_FILE bytes as a one-chunk stream, read at
- * once through the already open descriptor (which is closed), or null (the
- * descriptor is then left open). Most sessions are small: for them the open,
- * the sniff, the reads and the close of a file stream were four or more
- * thread-pool round trips each, more than the bytes cost (profiled over
- * 10,000 sessions). The read is bounded, so the event loop is held briefly.
+ * The bytes of a file of at most SMALL_FILE bytes (up to `endByte`) through an
+ * open descriptor, which stays open; null when it is bigger, or starts with the
+ * zstd magic and `sniff` is set. The read is bounded, so the event loop is held briefly.
  */
-function smallPlainFile(fd: number, opts: OpenBytesOptions): Readable | null {
-  if (opts.compressed === true) return null
+function smallBytes(fd: number, endByte: number | undefined, sniff: boolean): Buffer | null {
   const size = fstatSync(fd).size
   if (size > SMALL_FILE) return null
-  const len = opts.endByte === undefined ? size : Math.min(size, opts.endByte)
+  const len = endByte === undefined ? size : Math.min(size, endByte)
   const buf = Buffer.allocUnsafe(len)
   let got = 0
   while (got < len) {
@@ -203,7 +199,31 @@ function smallPlainFile(fd: number, opts: OpenBytesOptions): Readable | null {
     got += n
   }
   const data = buf.subarray(0, got)
-  if (opts.compressed === undefined && got >= 4 && data.readUInt32LE(0) === ZSTD_MAGIC) return null
+  return sniff && got >= 4 && data.readUInt32LE(0) === ZSTD_MAGIC ? null : data
+}
+
+/** A plain (not zstd) file of at most SMALL_FILE bytes, whole, in one open and one read; else null. */
+export function readSmallPlainFile(path: string): Buffer | null {
+  const fd = openSync(path, 'r')
+  try {
+    return smallBytes(fd, undefined, true)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * A plain file of at most SMALL_FILE bytes as a one-chunk stream, read at
+ * once through the already open descriptor (which is closed), or null (the
+ * descriptor is then left open). Most sessions are small: for them the open,
+ * the sniff, the reads and the close of a file stream were four or more
+ * thread-pool round trips each, more than the bytes cost (profiled over
+ * 10,000 sessions).
+ */
+function smallPlainFile(fd: number, opts: OpenBytesOptions): Readable | null {
+  if (opts.compressed === true) return null
+  const data = smallBytes(fd, opts.endByte, opts.compressed === undefined)
+  if (!data) return null
   closeSync(fd)
   let sent = false
   return new Readable({

@@ -11,12 +11,12 @@
  */
 import { Readable } from 'node:stream'
 import { readdir, readFile, stat } from 'node:fs/promises'
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Code } from '../../codes.js'
 import type { StoreContext } from '../../context.js'
 import { FerryError, reason } from '../../errors.js'
 import { cappedSplitter, LineReporter, readLines } from '../../io/line-file.js'
+import { readSmallPlainFile } from '../../io/bytes.js'
 import {
   recordId, sessionKey, sessionRecord,
   type BoundaryRec, type ContextKind, type EndRec, type FerryRecord, type MessageRec, type NativePass, type NativeRec,
@@ -170,30 +170,6 @@ class Emitter {
   }
 }
 
-/** Plain files up to this size are read once: the chain index and the records come from the same bytes. */
-const SMALL_FILE = 1024 * 1024
-const ZSTD_MAGIC = 0xfd2fb528
-
-/** The whole file when it is plain and at most SMALL_FILE bytes (one open, one read), else null (the two-pass, bounded-memory path). */
-function readSmall(path: string): Buffer | null {
-  const fd = openSync(path, 'r')
-  try {
-    const size = fstatSync(fd).size
-    if (size > SMALL_FILE) return null
-    const buf = Buffer.allocUnsafe(size)
-    let got = 0
-    while (got < size) {
-      const n = readSync(fd, buf, got, size - got, got)
-      if (n === 0) break
-      got += n
-    }
-    if (got >= 4 && buf.readUInt32LE(0) === ZSTD_MAGIC) return null
-    return buf.subarray(0, got)
-  } finally {
-    closeSync(fd)
-  }
-}
-
 interface HeldLine {
   no: number
   buf: Buffer
@@ -249,7 +225,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   let idx: ChainIndex
   let held: ReturnType<typeof indexWhole> | undefined
   try {
-    const whole = readSmall(t.path)
+    const whole = readSmallPlainFile(t.path)
     if (whole) {
       held = indexWhole(ctx, t.path, whole, t.subagent !== undefined)
       idx = held.idx
