@@ -180,13 +180,15 @@ function guardStage(t: Transform, failed: (err: unknown) => void): Transform {
 
 /**
  * Ends a run's reporting: the failure that stopped it (if any) as its one located line, then the
- * summary, which counts that failure too (a summary printed before the error it leaves out misleads).
+ * summary when anything else was reported, counting that failure too (a summary printed before the
+ * error it leaves out misleads).
  */
 export function finishDiagnostics(d: Diagnostics, failure?: unknown): void {
   if (failure) {
     reportFailure(failure, d.json)
+    // Alone, the failure is the run's one line; after other reports the summary that follows must count it too.
     const fe = asFerryError(failure)
-    d.tally({ severity: 'error', code: fe.code, message: fe.message, ...(fe.source ? { source: fe.source } : {}) })
+    if (d.counts.size > 0) d.tally({ severity: 'error', code: fe.code, message: fe.message, ...(fe.source ? { source: fe.source } : {}) })
   }
   const s = d.summary()
   // With --json every report was already an object; a text summary would break a line reader.
