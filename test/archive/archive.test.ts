@@ -222,11 +222,13 @@ t.test('kill -9 during archive, then a re-run: integrity ok and the counts right
   // First kill once a batch is committed (mid-run); the second at a fixed moment, wherever the run is.
   for (const when of ['first-batch', 400] as const) {
     const child = spawn(process.execPath, [FERRY, '--home', home, '--db', db, 'archive', '--json'], { stdio: 'ignore' })
+    // Listened for at once: a fast run may be over before the kill, and its 'close' must not be missed.
+    const closed = new Promise((r) => child.once('close', r))
     const t0 = Date.now()
     if (when === 'first-batch') while (Date.now() - t0 < 60_000 && !(existsSync(db) && records() > 0)) await new Promise((r) => setTimeout(r, 20))
     else await new Promise((r) => setTimeout(r, when))
     child.kill('SIGKILL')
-    await new Promise((r) => child.once('close', r))
+    await closed
     t.same(query(db, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }], `integrity after kill -9 (${when})`)
     if (partial < 0) partial = records()
   }

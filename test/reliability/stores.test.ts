@@ -3,7 +3,7 @@
 import t from 'tap'
 import Database from 'better-sqlite3'
 import { cpSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { ferry, FIXTURES, tempDir } from '../helpers.js'
 import { collect, context, discover, open, pipeline, sink } from '../../lib/index.js'
@@ -137,7 +137,7 @@ t.test('defect 6: a re-run after a run cut between parent and sub-agent complete
 
 t.test('defect 13: an unreadable store file (mode 000) is a located permission error, not "no session"', async (t) => {
   const { spawnSync } = await import('node:child_process')
-  const { chmodSync, mkdtempSync } = await import('node:fs')
+  const { chmodSync, copyFileSync, mkdirSync, mkdtempSync } = await import('node:fs')
   const { tmpdir } = await import('node:os')
   // Root reads a mode-000 file anyway: as root, the CLI runs as `nobody` (setpriv), where that is possible,
   // without the test runner's NODE_OPTIONS hooks (they write into the checkout, which `nobody` may not).
@@ -148,9 +148,19 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
   cpSync(HOME, home, { recursive: true })
   spawnSync('chmod', ['-R', 'a+rwX', home])
   const { FERRY } = await import('../helpers.js')
+  const asNobody = (argv: string[]) => spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'env', '-u', 'NODE_OPTIONS', ...argv], { encoding: 'utf8', env: { ...process.env, HOME: home } })
+  // A node installed under root's home (CI's Node 24 lives in ~/.cache) is out of `nobody`'s reach: run a copy of it.
+  let node = process.execPath
+  if (asRoot && asNobody([node, '-e', '0']).status !== 0) {
+    node = join(home, '.node', 'node')
+    mkdirSync(dirname(node), { recursive: true })
+    copyFileSync(process.execPath, node)
+    chmodSync(node, 0o755)
+  }
+  if (asRoot && asNobody([node, FERRY, '--version']).status !== 0) return t.skip(`\`nobody\` cannot run ${FERRY}: mode 000 cannot be tested`)
   const run = (args: string[]) => {
-    const argv = [process.execPath, FERRY, ...args]
-    const r = asRoot ? spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'env', '-u', 'NODE_OPTIONS', ...argv], { encoding: 'utf8', env: { ...process.env, HOME: home } }) : spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' })
+    const argv = [node, FERRY, ...args]
+    const r = asRoot ? asNobody(argv) : spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' })
     return { code: r.status, stderr: r.stderr }
   }
   const cases: Array<[string, string, string[]]> = [
