@@ -27,11 +27,22 @@ import { FERRY_FORMAT, parseSessionKey, type EndRec, type FerryRecord, type Sess
 import type { WrittenSession } from './types.js'
 import { recordProblem, withHeaderDefaults } from '../interchange/validate.js'
 
+type Written = WrittenSession | WrittenSession[] | void
+
+/**
+ * A commit still under way (its data fsynced in the background, its name made
+ * after): the sink goes on with the next session meanwhile, reports it in
+ * order once it settles, and waits for every one before it finishes.
+ */
+export interface Deferred {
+  later: Promise<Written>
+}
+
 export interface SessionWriter {
   /** One record of the open session (never `session`, `end` or `stream`). */
   write(rec: FerryRecord): void | Promise<void>
-  /** The session is complete: commit it (rename into place) and say what was written. */
-  finish(end?: EndRec): Promise<WrittenSession | WrittenSession[] | void>
+  /** The session is complete: commit it (rename into place) and say what was written, now or `later`. */
+  finish(end?: EndRec): Promise<Written | Deferred>
   /** Something failed: remove every temp file of this session. */
   abort(err?: unknown): Promise<void>
 }
@@ -72,6 +83,10 @@ export class SessionSink extends Writable {
   readonly failures: SessionFailure[] = []
   /** Why each session of this run was not written (its code), so its sub-agents can share its fate. */
   private readonly failedWith = new Map<string, Code>()
+  /** Deferred commits, oldest first, each reported when it and every one before it settled. */
+  private pending: Promise<void> = Promise.resolve()
+  /** Sessions whose deferred commit has not settled yet (a sub-agent of one waits for its parent's fate). */
+  private readonly unsettled = new Set<string>()
 
   constructor(
     private readonly ctx: StoreContext,
@@ -97,12 +112,16 @@ export class SessionSink extends Writable {
     this.current = null
     this.currentSid = null
     await w?.abort(err)
+    this.reportFailure(err, sid)
+    this.skipSid = sid
+  }
+
+  private reportFailure(err: unknown, sid: string): void {
     const e = asFerryError(err, 'write-failed')
     this.failures.push({ sid, error: e })
     this.failedWith.set(sid, e.code)
     this.ctx.diagnostics.error(e.code, `${sid}: not written: ${e.message}`, e.position, this.harness)
     this.emit('session-error', e, sid)
-    this.skipSid = sid
   }
 
   private async handle(rec: FerryRecord): Promise<void> {
@@ -122,7 +141,7 @@ export class SessionSink extends Writable {
         this.skipSid = null
         this.currentSid = rec.sid
         this.currentCwd = typeof rec.cwd === 'string' ? rec.cwd : undefined
-        this.parentGate(rec)
+        await this.parentGate(rec)
         this.current = await this.open(rec)
         return
       case 'end':
@@ -169,9 +188,10 @@ export class SessionSink extends Writable {
    * the stored parent (each writer resolves it), so a re-run after a run cut
    * between the two completes the store.
    */
-  private parentGate(header: SessionRec): void {
+  private async parentGate(header: SessionRec): Promise<void> {
     const link = (header as { parent?: { kind?: unknown; sid?: unknown } }).parent
     if (!link || link.kind !== 'subagent' || typeof link.sid !== 'string') return
+    if (this.unsettled.has(link.sid)) await this.pending
     const code = this.failedWith.get(link.sid)
     if (code === undefined || code === 'exists') return
     throw new FerryError(`its parent session ${link.sid} was not written`, { code, source: this.harness })
@@ -198,16 +218,31 @@ export class SessionSink extends Writable {
   private async finishCurrent(end?: EndRec): Promise<void> {
     const w = this.current
     if (!w) return
-    const written = await w.finish(end)
+    const done = await w.finish(end)
     const cwd = this.currentCwd
+    const sid = this.currentSid ?? ''
     this.current = null
     this.currentSid = null
     this.currentCwd = undefined
-    for (const ws of Array.isArray(written) ? written : written ? [written] : []) this.emit('written', ws.cwd || !cwd ? ws : { ...ws, cwd })
+    const report = (written: Written) => {
+      for (const ws of Array.isArray(written) ? written : written ? [written] : []) this.emit('written', ws.cwd || !cwd ? ws : { ...ws, cwd })
+    }
+    if (!isDeferred(done)) {
+      // Reports keep the input's order: a direct commit after deferred ones waits for them.
+      if (this.unsettled.size === 0) return report(done)
+      this.pending = this.pending.then(() => report(done))
+      return
+    }
+    this.unsettled.add(sid)
+    done.later.catch(() => undefined) // Handled below, in order; not an unhandled rejection meanwhile.
+    this.pending = this.pending
+      .then(() => done.later.then(report, (err: unknown) => this.reportFailure(err, sid)))
+      .finally(() => this.unsettled.delete(sid))
   }
 
   override _final(cb: (err?: Error | null) => void): void {
     this.cutShort()
+      .then(() => this.pending)
       .then(() => this.opts.close?.())
       .then((more) => {
         for (const ws of more ?? []) this.emit('written', ws)
@@ -219,10 +254,15 @@ export class SessionSink extends Writable {
     const w = this.current
     const opening = this.opening
     this.current = null
-    Promise.resolve()
+    // Sessions already complete are committed (as before a failure without deferral); only the open one is aborted.
+    this.pending
       .then(() => w?.abort(err))
       .then(() => opening?.then((o) => o.abort(err), () => undefined))
       .then(() => (err ? this.opts.destroy?.(err) : undefined))
       .then(() => cb(err), () => cb(err))
   }
+}
+
+function isDeferred(v: Written | Deferred): v is Deferred {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'later' in v
 }

@@ -18,7 +18,7 @@
  * symlinked directory inside a store makes a write leave it.
  */
 import { randomBytes } from 'node:crypto'
-import { closeSync, createWriteStream, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync, type WriteStream } from 'node:fs'
+import { closeSync, createWriteStream, fsync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync, type WriteStream } from 'node:fs'
 import { mkdir, link, open, rename, rm, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { once } from 'node:events'
@@ -260,47 +260,88 @@ export async function writeWholeFile(path: string, data: string | Buffer, opts: 
   await f.commit({ force: opts.force ?? false })
 }
 
-/**
- * `writeWholeFile` for a small file whose directory the caller has already
- * made and checked (a sink writing many sessions into one folder): the same
- * temp file, checked writes, fsync and no-clobber rename, through
- * synchronous calls. For thousands of small sessions the thread-pool round
- * trips of the async calls (open, write, sync, close, link, unlink: each a
- * handoff) cost more than the syscalls; each call here is bounded (the data
- * is already in memory), so the event loop is held only that long.
- */
-export function writeSmallFileSync(path: string, data: string | Buffer, opts: { force?: boolean } = {}): void {
+/** A temp file made (never over another), holding all of `data`; its descriptor is still open. */
+function writeTempSync(tmp: string, data: string | Buffer): number {
   const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
-  const tmp = tempPathFor(path)
   track(tmp)
-  let moved = false
+  let fd: number | undefined
   try {
-    const fd = openSync(tmp, 'wx', 0o666)
-    try {
-      let off = 0
-      while (off < buf.length) {
-        const n = writeSync(fd, buf, off, buf.length - off)
-        if (n <= 0) throw Object.assign(new Error(`ENOSPC: short write (${off} of ${buf.length} bytes): ${tmp}`), { code: 'ENOSPC' })
-        off += n
-      }
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
+    fd = openSync(tmp, 'wx', 0o666)
+    let off = 0
+    while (off < buf.length) {
+      const n = writeSync(fd, buf, off, buf.length - off)
+      if (n <= 0) throw Object.assign(new Error(`ENOSPC: short write (${off} of ${buf.length} bytes): ${tmp}`), { code: 'ENOSPC' })
+      off += n
     }
-    if (opts.force) {
-      renameSync(tmp, path)
-      moved = true
-    } else {
-      try {
-        linkSync(tmp, path)
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ExistsError(path)
-        throw err
-      }
-    }
-  } finally {
-    live.delete(tmp)
-    if (!moved) rmSync(tmp, { force: true })
+    return fd
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd)
+    forgetTemp(tmp)
+    throw err
+  }
+}
+
+/** The complete temp file takes its final name: no-clobber link, or rename over it with `force`. */
+function placeSync(tmp: string, path: string, force?: boolean): void {
+  if (force) return renameSync(tmp, path)
+  try {
+    linkSync(tmp, path)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ExistsError(path)
+    throw err
+  }
+}
+
+/** Stops tracking a temp file and removes it (unless a rename already moved it). */
+function forgetTemp(tmp: string, moved = false): void {
+  live.delete(tmp)
+  if (!moved) rmSync(tmp, { force: true })
+}
+
+/**
+ * Many small whole files into a folder the caller has already made and
+ * checked (a sink writing thousands of sessions): each is written to its temp
+ * file now through synchronous calls (the data is in memory, so each call is
+ * bounded, and thread-pool round trips would cost more than the syscalls),
+ * fsynced in the thread pool while the caller goes on (the next session is
+ * read meanwhile, and several fsyncs share one journal commit), and given its
+ * final name (no-clobber link, or rename with `force`) only once its fsync
+ * returned, so what a power cut leaves under a final name is complete.
+ * Bounded: at most `limit` files (open descriptors) are in flight.
+ */
+export class BackgroundCommits {
+  private readonly inflight = new Set<Promise<void>>()
+
+  constructor(private readonly limit = 32) {}
+
+  /** Writes the temp file and returns at once; `later` settles when the file has its final name (or failed). */
+  async add(path: string, data: string | Buffer, opts: { force?: boolean } = {}): Promise<{ later: Promise<void> }> {
+    while (this.inflight.size >= this.limit) await Promise.race(this.inflight).catch(() => undefined)
+    const tmp = tempPathFor(path)
+    const fd = writeTempSync(tmp, data)
+    const later = new Promise<void>((resolve, reject) => {
+      fsync(fd, (syncErr) => {
+        let placed = false
+        try {
+          closeSync(fd)
+          if (syncErr) throw syncErr
+          placeSync(tmp, path, opts.force)
+          placed = true
+          resolve()
+        } catch (err) {
+          reject(err)
+        } finally {
+          forgetTemp(tmp, placed && opts.force)
+        }
+      })
+    })
+    const settled = later.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.inflight.add(settled)
+    void settled.then(() => this.inflight.delete(settled))
+    return { later }
   }
 }
 

@@ -55,3 +55,26 @@ t.test('kill -9 during convert --from: no partial session under a final name', a
   t.equal(again.code, 0, again.stderr)
   t.same(finals(out), finals(ref), 'a re-run with --force completes the export')
 })
+
+t.test('commits fsynced in the background: reports in input order, a session met twice is written once and reported `exists`', async (t) => {
+  const home = tempDir(t, 'ferry-bg-')
+  execFileSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', '40', '--lines-per-session', '10', '--seed', 'bg-commit', '--quiet'])
+  const all = await ferry(['--home', home, 'cat', '--from', 'claude-code'], { timeout: 120_000 })
+  t.equal(all.code, 0, all.stderr)
+  // The stream with its 7th session given twice in a row: the copy arrives while the first may still be syncing,
+  // and must find its name taken either way (checked at open, or by the no-clobber link).
+  const lines = all.stdout.split('\n').filter(Boolean)
+  const starts = lines.flatMap((l, i) => (l.startsWith('{"kind":"session"') ? [i] : []))
+  const seventh = lines.slice(starts[6], starts[7])
+  const input = [...lines.slice(0, starts[7]), ...seventh, ...lines.slice(starts[7])].join('\n') + '\n'
+  const out = join(home, 'out') + '/'
+  const r = await ferry(['convert', '-', '--to', 'ferry', '--out', out], { input, timeout: 120_000 })
+  t.equal(r.code, 1, 'exit 1: one session was not written')
+  const sid = JSON.parse(seventh[0]!).sid as string
+  t.match(r.stderr, new RegExp(`ferry:exists: .*${sid.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), 'the repeated session is reported as existing')
+  const reported = r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[1])
+  const order = starts.map((i) => (JSON.parse(lines[i]!).native_id as string))
+  t.same(reported, order, 'one report a session, in the order of the input')
+  t.equal(finals(out).length, starts.length, 'one file a session')
+  t.notOk(readdirSync(out).some((f) => f.startsWith(TEMP_PREFIX)), 'no temp file left')
+})

@@ -6,7 +6,7 @@ import { join, resolve as resolvePath } from 'node:path'
 import { Writable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
 import { existsSync } from 'node:fs'
-import { AtomicFile, prepareDirOnce, writeSmallFileSync } from '../../io/atomic.js'
+import { AtomicFile, BackgroundCommits, prepareDirOnce } from '../../io/atomic.js'
 import { preambleRecord, stringify } from '../../interchange/stringify.js'
 import { ExistsError } from '../../errors.js'
 import { parseSessionKey, type FerryRecord } from '../../model.js'
@@ -57,8 +57,8 @@ export function safeFileStem(sid: string): string {
 
 /**
  * A session's text is held in memory up to this many characters and written
- * at its end in one synchronous temp-write, fsync and rename
- * (writeSmallFileSync); a longer one goes on as a stream (AtomicFile), so
+ * at its end in one synchronous temp-write, then fsynced in the background
+ * and linked once synced (BackgroundCommits); a longer one goes on as a stream (AtomicFile), so
  * memory stays bounded by this, not by the session.
  */
 const SMALL_SESSION = 1024 * 1024
@@ -70,6 +70,7 @@ function fileSink(ctx: StoreContext, opts: WriteOptions): Writable {
   const force = Boolean(opts.force)
   // Every file goes straight into `dir`: it is made and checked against itself once, not per session.
   let ready: Promise<void> | undefined
+  const commits = new BackgroundCommits()
   return new SessionSink(ctx, HARNESS, async (header) => {
     const path = join(dir, `${safeFileStem(header.sid)}.ferry.jsonl`)
     await (ready ??= prepareDirOnce(dir, dir))
@@ -96,12 +97,16 @@ function fileSink(ctx: StoreContext, opts: WriteOptions): Writable {
       write: put,
       async finish(end) {
         if (end) await put(end)
+        const written = { harness: HARNESS, id: header.native_id, path, from: header.sid, ...(header.title ? { title: header.title } : {}) }
         if (file) {
           if (text) await file.write(text)
           await file.commit({ force })
-        } else writeSmallFileSync(path, text, { force })
+          text = ''
+          return written
+        }
+        const { later } = await commits.add(path, text, { force })
         text = ''
-        return { harness: HARNESS, id: header.native_id, path, from: header.sid, ...(header.title ? { title: header.title } : {}) }
+        return { later: later.then(() => written) }
       },
       async abort() {
         text = ''
