@@ -113,7 +113,8 @@ function nativeDecompress(create: NativeZstd, file: string | undefined): Transfo
   let offset = 0
   let sawInput = false
   let failed = false
-  const z = create()
+  // 16 KiB (zlib's default) outputs cost a callback, a push and often a line carried over each: match the read size.
+  const z = create({ chunkSize: 256 * 1024 })
   const fail = (err: unknown): FerryError =>
     new FerryError(`zstd: ${err instanceof Error ? err.message : String(err)}`, {
       code: 'bad-zstd',
@@ -136,7 +137,15 @@ function nativeDecompress(create: NativeZstd, file: string | undefined): Transfo
       cb(err)
     },
   })
-  z.on('data', (b: Buffer) => out.push(b))
+  // Backpressure: a consumer that stops reading stops the decoder (and so the file), instead of decoded bytes piling up.
+  z.on('data', (b: Buffer) => {
+    if (!out.push(b)) z.pause()
+  })
+  const pull = out._read.bind(out)
+  out._read = (n: number) => {
+    z.resume()
+    pull(n)
+  }
   z.on('error', (err) => {
     if (failed) return
     failed = true

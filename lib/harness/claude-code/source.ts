@@ -10,6 +10,7 @@
  * Sub-agent transcripts under `<id>/subagents/` follow as linked sessions.
  */
 import { Readable } from 'node:stream'
+import { statSync } from 'node:fs'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import type { Code } from '../../codes.js'
@@ -67,6 +68,8 @@ export function readSession(ctx: StoreContext, info: SessionInfo, opts: ClaudeRe
 async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOptions): AsyncGenerator<FerryRecord> {
   const shared: Shared = { agentCalls: new Map() }
   yield* readOne(ctx, { path: info.path, nativeId: info.id, sid: info.sid, known: info }, opts, shared)
+  // Most sessions have no side folder: one stat says so, instead of a failing readdir (an error built, a thread-pool trip).
+  if (!isDirSync(sideDir(info.path))) return
   const dir = join(sideDir(info.path), 'subagents')
   let names: string[] = []
   try {
@@ -94,6 +97,10 @@ async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOp
     const sub: NonNullable<Target['subagent']> = { agentId, ...(meta ? { meta } : {}), ...(metaRaw !== undefined ? { metaRaw } : {}) }
     yield* readOne(ctx, { path: join(dir, name), nativeId: stem, sid: sessionKey(HARNESS, stem), parent, subagent: sub }, opts, shared)
   }
+}
+
+function isDirSync(p: string): boolean {
+  return statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false
 }
 
 function contextKindOfAttachment(type: string): ContextKind {
@@ -337,7 +344,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   yield* em.flush()
   for (const no of ci.overlong) em.skipped('line-too-long', `over the ${ctx.maxLineBytes}-byte line cap, skipped`, no)
 
-  if (em.native && !t.subagent) {
+  if (em.native && !t.subagent && isDirSync(side)) {
     const dir = join(side, 'tool-results')
     let files: string[] = []
     try {
