@@ -20,6 +20,7 @@
 import { openBytes } from '../../io/bytes.js'
 import { cappedSplitter, LineReporter, type LineContext } from '../../io/line-file.js'
 import { scanTop, str } from './scan.js'
+import { UuidTable } from './uuid-table.js'
 
 export const CHAIN_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 'system', 'attachment'])
 
@@ -115,7 +116,7 @@ export interface ChainSummary {
 }
 
 export class ChainIndex {
-  private readonly nodes = new Map<string, number>()
+  private readonly nodes = new UuidTable()
   private parent = new Int32Array(1024)
   private flags = new Uint8Array(1024)
   private readonly logical = new Map<number, number>()
@@ -142,9 +143,9 @@ export class ChainIndex {
   readonly info: ChainSummary = { bytes: 0, lines: 0, overlong: [] }
 
   private node(uuid: string): number {
-    let n = this.nodes.get(uuid)
-    if (n !== undefined) return n
-    n = this.count++
+    const n = this.nodes.intern(uuid)
+    if (n < this.count) return n
+    this.count = n + 1
     if (n >= this.parent.length) {
       const p = new Int32Array(this.parent.length * 2)
       p.set(this.parent)
@@ -157,7 +158,6 @@ export class ChainIndex {
       this.order = o
     }
     this.parent[n] = -1
-    this.nodes.set(uuid, n)
     return n
   }
 
@@ -233,7 +233,7 @@ export class ChainIndex {
     }
     if (leaf < 0) leaf = this.lastNode
     let leafUuid: string | undefined
-    if (leaf >= 0) for (const [u, n] of this.nodes) if (n === leaf) leafUuid = u
+    if (leaf >= 0) leafUuid = this.nodes.nameOf(leaf)
     if (leafUuid) this.info.summary = this.summaries.get(leafUuid)
     const original = this.relink()
     let n = leaf
@@ -248,7 +248,7 @@ export class ChainIndex {
       // Before the boundary the kept entries are already on the branch (after it): step over them.
       if (before) for (let guard = 0; next >= 0 && original.has(next) && guard <= original.size; guard++) next = original.get(next)!
       if (next >= 0 && !(this.flags[next]! & DEFINED)) {
-        for (const [u, m] of this.nodes) if (m === next) this.info.danglingParent = u
+        this.info.danglingParent = this.nodes.nameOf(next)
         break
       }
       n = next
@@ -273,8 +273,6 @@ export class ChainIndex {
     let uuids = p.uuids
     if (!uuids) {
       // Segment: from the tail back through the parents to the head.
-      const names: string[] = []
-      for (const [u, m] of this.nodes) names[m] = u
       const walk: string[] = []
       const seen = new Set<number>()
       let n = p.tail !== undefined && known(p.tail) ? this.nodes.get(p.tail)! : -1
@@ -284,7 +282,7 @@ export class ChainIndex {
         walk.push(u!)
         if (u === p.head) break
         n = this.parent[n]!
-        u = n >= 0 ? names[n] : undefined
+        u = n >= 0 ? this.nodes.nameOf(n) : undefined
         if (!known(u)) n = -1
       }
       if (walk.at(-1) !== p.head) return original
@@ -304,7 +302,7 @@ export class ChainIndex {
     this.keptAnchor = p.anchor
     const bOrder = this.order[b]!
     const tailUuid = uuids.at(-1)!
-    for (const [u, n] of this.nodes) {
+    for (const [u, n] of this.nodes.entries()) {
       if (!(this.flags[n]! & DEFINED) || keptSet.has(n)) continue
       const par = this.parent[n]!
       const dropped = par >= 0 && this.order[n]! > bOrder && this.flags[par]! & DEFINED && this.order[par]! < bOrder && !keptSet.has(par) && !(this.flags[n]! & BOUNDARY)
