@@ -3,8 +3,16 @@
  * outputs, titles, cwd), BM25-ranked, with filters joined from the records
  * and sessions tables. A malformed FTS query is the user's to fix: it comes
  * back as a SearchSyntaxError with SQLite's reason.
+ *
+ * The index keeps no copy of the words (schema 3), so the few hits shown get
+ * their snippets from their records: the indexed text is derived again from
+ * `body` (as the writer derived it) and matched in a scratch FTS5 table with
+ * the same tokenizer and query, which gives the snippet FTS5 gave before.
  */
+import Database from 'better-sqlite3'
+import type { FerryRecord } from '../model.js'
 import type { ArchiveDb } from './db.js'
+import { indexedText } from './text.js'
 
 export interface SearchOptions {
   harnesses?: readonly string[]
@@ -95,24 +103,70 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
         WHERE fts MATCH @q AND fts.rowid < 0 ${sesWhere.map((w) => `AND ${w}`).join(' ')} ORDER BY fts.rowid ASC LIMIT @scand)
         UNION ALL `
   const recRows = `SELECT frid, rnk FROM (SELECT fts.rowid AS frid, bm25(fts) AS rnk ${recFrom} AND fts.rowid > 0 ORDER BY fts.rowid DESC LIMIT @cand)`
-  // Snippets only for the hits shown: FTS5 makes them per row, so the ranking runs without them.
+  // What a snippet is made from (the record, or the session's header) comes only for the hits shown.
   const sql = `
     WITH m AS (SELECT frid, rnk FROM (${sesRows}${recRows}) ORDER BY rnk LIMIT @limit)
     SELECT s.sid, s.harness, s.native_id AS session_id, s.title, coalesce(r.ts, s.updated_at, s.created_at) AS time,
            coalesce(r.id, s.sid || ':session') AS record_id, coalesce(r.kind, 'session') AS kind, r.role, r.tools, s.cwd,
-           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, snippet(fts, -1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 16) AS snippet
+           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, r.body AS body, CASE WHEN m.frid < 0 THEN s.header END AS header
     FROM m
-    JOIN fts ON fts.rowid = m.frid AND fts MATCH @q
     LEFT JOIN records r ON m.frid > 0 AND r.rid = m.frid
     JOIN sessions s ON s.rowid = CASE WHEN m.frid < 0 THEN -m.frid ELSE (SELECT rowid FROM sessions WHERE sid = r.sid) END
     ORDER BY m.rnk, m.frid DESC`
-  let rows: Array<Omit<SearchHit, 'gone_from_source'> & { gone: number }>
+  let rows: Array<Omit<SearchHit, 'gone_from_source' | 'snippet'> & { gone: number; body: string | null; header: string | null }>
   try {
     rows = db.prepare(sql).all(params) as typeof rows
   } catch (err) {
     throw syntaxError(err)
   }
-  return rows.map(({ gone, ...h }) => ({ ...h, gone_from_source: Boolean(gone) }))
+  const snips = snippets(query, rows.map((r) => indexedColumns(r.body, r.header, r.tools)))
+  return rows.map(({ gone, body: _b, header: _h, ...h }, i) => ({ ...h, snippet: snips[i] ?? '', gone_from_source: Boolean(gone) }))
+}
+
+type Columns = [text: string, tools: string, title: string, cwd: string]
+
+/** The four indexed columns of a hit, as the writer filled them (store.ts: write, openSession). */
+function indexedColumns(body: string | null, header: string | null, tools: string | null): Columns {
+  try {
+    if (body !== null) return [indexedText(JSON.parse(body) as FerryRecord).text, tools ?? '', '', '']
+    if (header !== null) {
+      const h = JSON.parse(header) as { title?: string; cwd?: string }
+      return ['', '', h.title ?? '', h.cwd ?? '']
+    }
+  } catch {
+    // A row that does not parse shows no snippet; the hit stands.
+  }
+  return ['', '', '', '']
+}
+
+let scratch: { db: Database.Database; clear: Database.Statement; put: Database.Statement; snip: Database.Statement } | null = null
+
+/** Snippets of these column sets for the query, in order ('' where the query does not match one, or cannot be run). */
+function snippets(query: string, docs: Columns[]): string[] {
+  const out: string[] = new Array(docs.length).fill('')
+  if (docs.length === 0) return out
+  if (!scratch) {
+    const db = new Database(':memory:')
+    db.exec("CREATE VIRTUAL TABLE s USING fts5(text, tools, title, cwd, tokenize = 'unicode61 remove_diacritics 2')")
+    scratch = {
+      db,
+      clear: db.prepare('DELETE FROM s'),
+      put: db.prepare('INSERT INTO s(rowid, text, tools, title, cwd) VALUES (?, ?, ?, ?, ?)'),
+      snip: db.prepare(`SELECT rowid AS i, snippet(s, -1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 16) AS snippet FROM s WHERE s MATCH ?`),
+    }
+  }
+  const sc = scratch
+  try {
+    sc.db.transaction(() => {
+      sc.clear.run()
+      docs.forEach((d, i) => sc.put.run(i + 1, ...d))
+      for (const r of sc.snip.all(query) as { i: number; snippet: string }[]) out[r.i - 1] = r.snippet
+      sc.clear.run()
+    })()
+  } catch {
+    // Snippets are an aid: a query the main index ran is not refused over them.
+  }
+  return out
 }
 
 /** A malformed FTS query as the user's error; anything else as it is. */
