@@ -108,19 +108,24 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
     WITH m AS (SELECT frid, rnk FROM (${sesRows}${recRows}) ORDER BY rnk LIMIT @limit)
     SELECT s.sid, s.harness, s.native_id AS session_id, s.title, coalesce(r.ts, s.updated_at, s.created_at) AS time,
            coalesce(r.id, s.sid || ':session') AS record_id, coalesce(r.kind, 'session') AS kind, r.role, r.tools, s.cwd,
-           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, r.body AS body, CASE WHEN m.frid < 0 THEN s.header END AS header
+           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, m.frid AS frid, CASE WHEN m.frid < 0 THEN s.header END AS header
     FROM m
     LEFT JOIN records r ON m.frid > 0 AND r.rid = m.frid
     JOIN sessions s ON s.rowid = CASE WHEN m.frid < 0 THEN -m.frid ELSE (SELECT rowid FROM sessions WHERE sid = r.sid) END
     ORDER BY m.rnk, m.frid DESC`
-  let rows: Array<Omit<SearchHit, 'gone_from_source' | 'snippet'> & { gone: number; body: string | null; header: string | null }>
+  let rows: Array<Omit<SearchHit, 'gone_from_source' | 'snippet'> & { gone: number; frid: number; header: string | null }>
   try {
     rows = db.prepare(sql).all(params) as typeof rows
   } catch (err) {
     throw syntaxError(err)
   }
-  const snips = snippets(query, rows.map((r) => indexedColumns(r.body, r.header, r.tools)))
-  return rows.map(({ gone, body: _b, header: _h, ...h }, i) => ({ ...h, snippet: snips[i] ?? '', gone_from_source: Boolean(gone) }))
+  // Each record read when its snippet is made, not with the hits: a --limit of thousands holds no bodies.
+  const body = db.prepare('SELECT body FROM records WHERE rid = ?').pluck()
+  const snips = snippets(query, rows.length, (i) => {
+    const r = rows[i]!
+    return indexedColumns(r.frid > 0 ? ((body.get(r.frid) as string | undefined) ?? null) : null, r.header, r.tools)
+  })
+  return rows.map(({ gone, frid: _f, header: _h, ...h }, i) => ({ ...h, snippet: snips[i] ?? '', gone_from_source: Boolean(gone) }))
 }
 
 type Columns = [text: string, tools: string, title: string, cwd: string]
@@ -141,10 +146,10 @@ function indexedColumns(body: string | null, header: string | null, tools: strin
 
 let scratch: { db: Database.Database; clear: Database.Statement; put: Database.Statement; snip: Database.Statement } | null = null
 
-/** Snippets of these column sets for the query, in order ('' where the query does not match one, or cannot be run). */
-function snippets(query: string, docs: Columns[]): string[] {
-  const out: string[] = new Array(docs.length).fill('')
-  if (docs.length === 0) return out
+/** Snippets of `n` column sets for the query, in order ('' where the query does not match one, or cannot be run). */
+function snippets(query: string, n: number, doc: (i: number) => Columns): string[] {
+  const out: string[] = new Array(n).fill('')
+  if (n === 0) return out
   if (!scratch) {
     const db = new Database(':memory:')
     db.exec("CREATE VIRTUAL TABLE s USING fts5(text, tools, title, cwd, tokenize = 'unicode61 remove_diacritics 2')")
@@ -156,18 +161,24 @@ function snippets(query: string, docs: Columns[]): string[] {
     }
   }
   const sc = scratch
-  try {
-    sc.db.transaction(() => {
-      sc.clear.run()
-      docs.forEach((d, i) => sc.put.run(i + 1, ...d))
-      for (const r of sc.snip.all(query) as { i: number; snippet: string }[]) out[r.i - 1] = r.snippet
-      sc.clear.run()
-    })()
-  } catch {
-    // Snippets are an aid: a query the main index ran is not refused over them.
+  // A few hundred at a time, so a --limit of thousands never holds all their text at once.
+  for (let at = 0; at < n; at += SNIPPET_CHUNK) {
+    try {
+      sc.db.transaction(() => {
+        sc.clear.run()
+        for (let i = at; i < Math.min(n, at + SNIPPET_CHUNK); i++) sc.put.run(i + 1, ...doc(i))
+        for (const r of sc.snip.all(query) as { i: number; snippet: string }[]) out[r.i - 1] = r.snippet
+        sc.clear.run()
+      })()
+    } catch {
+      // Snippets are an aid: a query the main index ran is not refused over them.
+      return out
+    }
   }
   return out
 }
+
+const SNIPPET_CHUNK = 200
 
 /** A malformed FTS query as the user's error; anything else as it is. */
 function syntaxError(err: unknown): unknown {
