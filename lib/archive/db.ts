@@ -13,7 +13,9 @@
  *             source line) and the source line itself as it came (`raw`),
  *             its order, and whether it is on today's active branch
  *   links     parent ↔ sub-agent / fork links
- *   fts       FTS5 index (text, tools, title, cwd), rowid = records.rid
+ *   fts       FTS5 index (text, tools, title, cwd), rowid = records.rid;
+ *             contentless (schema 3): the words are derived from `body`
+ *             again where a snippet is shown (search.ts), not stored twice
  */
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -23,7 +25,7 @@ import { FerryError } from '../errors.js'
 
 export type ArchiveDb = Database.Database
 
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 /** The variable that moves the archive (cleared by `--home`, like every store variable). */
 export const ARCHIVE_ENV = 'FERRY_ARCHIVE'
@@ -34,6 +36,15 @@ export function defaultArchivePath(ctx: StoreContext): string {
   if (v) return resolve(v)
   return resolve(xdgDir(ctx, 'data'), 'ferry/archive.db')
 }
+
+const FTS_COLUMNS = "text, tools, title, cwd, tokenize = 'unicode61 remove_diacritics 2'"
+/**
+ * Contentless: a copy of every indexed word was an eighth of the archive and
+ * a sixth of its write time, and only snippets read it. `contentless_delete`
+ * keeps DELETE by rowid working (a record rewritten in place, a retitled
+ * session), which a plain contentless table cannot do without the old text.
+ */
+const ftsDefinition = `fts5(${FTS_COLUMNS}, content='', contentless_delete=1);`
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -86,7 +97,7 @@ CREATE TABLE IF NOT EXISTS links (
   tool_use_id TEXT, agent_id TEXT, at TEXT
 );
 CREATE INDEX IF NOT EXISTS links_parent ON links(parent);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tools, title, cwd, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING ${ftsDefinition}
 `
 
 export interface OpenOptions {
@@ -120,10 +131,11 @@ export function openArchive(path: string, opts: OpenOptions = {}): ArchiveDb {
       db.pragma('wal_autocheckpoint = 4096')
       db.pragma('synchronous = NORMAL')
       db.exec(DDL)
-      migrate(db)
+      // Checked before anything is upgraded: a newer ferry's archive is left as it is.
       const v = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema') as { value: string } | undefined
+      if (v && Number(v.value) > SCHEMA_VERSION) throw new Error(`made by a newer ferry (schema ${v.value}; this ferry knows ${SCHEMA_VERSION})`)
+      migrate(db)
       if (!v || Number(v.value) < SCHEMA_VERSION) db.prepare("INSERT INTO meta(key, value) VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(SCHEMA_VERSION))
-      else if (Number(v.value) > SCHEMA_VERSION) throw new Error(`made by a newer ferry (schema ${v.value}; this ferry knows ${SCHEMA_VERSION})`)
     } else {
       const ok = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'records', 'fts')").get() as { n: number }
       if (ok.n < 3) throw new Error('not a ferry archive (no sessions/records tables)')
@@ -151,6 +163,7 @@ function migrate(db: ArchiveDb): void {
   const cols = db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]
   // Schema 1 kept the source line inside `native` (JSON-escaped); new rows keep it apart, old rows stay readable as they are.
   if (!cols.some((c) => c.name === 'raw')) db.exec('ALTER TABLE records ADD COLUMN raw TEXT')
+  if (!ftsIsContentless(db)) rebuildContentless(db)
   const conf = new Map((db.prepare('SELECT k, v FROM fts_config').all() as { k: string; v: unknown }[]).map((r) => [r.k, Number(r.v)]))
   // Terms are buffered in memory up to `hashsize` before FTS5 writes a segment: 16 MiB (default 1 MiB) means
   // 16x fewer segments to write and merge on a first archive, within the RSS bound.
@@ -158,6 +171,35 @@ function migrate(db: ArchiveDb): void {
 }
 
 const FTS_HASH_BYTES = 16 * 1024 * 1024
+
+function ftsIsContentless(db: ArchiveDb): boolean {
+  const r = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'fts'").get() as { sql: string } | undefined
+  return !r || /content\s*=\s*''/.test(r.sql)
+}
+
+/**
+ * Schemas 1 and 2 stored the indexed words in the index's own content table:
+ * the index is built again, contentless, from those words (nothing is derived
+ * anew, so what is found stays what was found), under the write lock so a
+ * second run waits and then finds it done. Readers of the old layout keep
+ * working throughout (WAL); older ferry versions refuse the new one by its
+ * schema number.
+ */
+function rebuildContentless(db: ArchiveDb): void {
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    if (!ftsIsContentless(db)) {
+      db.exec(`DROP TABLE IF EXISTS fts_v3; CREATE VIRTUAL TABLE fts_v3 USING ${ftsDefinition}`)
+      db.exec(`INSERT INTO fts_v3(fts_v3, rank) VALUES ('hashsize', ${FTS_HASH_BYTES})`)
+      db.exec('INSERT INTO fts_v3(rowid, text, tools, title, cwd) SELECT rowid, text, tools, title, cwd FROM fts ORDER BY rowid')
+      db.exec('DROP TABLE fts; ALTER TABLE fts_v3 RENAME TO fts')
+    }
+    db.exec('COMMIT')
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    throw err
+  }
+}
 
 const rawColumns = new WeakMap<ArchiveDb, string>()
 

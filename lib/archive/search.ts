@@ -3,8 +3,16 @@
  * outputs, titles, cwd), BM25-ranked, with filters joined from the records
  * and sessions tables. A malformed FTS query is the user's to fix: it comes
  * back as a SearchSyntaxError with SQLite's reason.
+ *
+ * The index keeps no copy of the words (schema 3), so the few hits shown get
+ * their snippets from their records: the indexed text is derived again from
+ * `body` (as the writer derived it) and matched in a scratch FTS5 table with
+ * the same tokenizer and query, which gives the snippet FTS5 gave before.
  */
+import Database from 'better-sqlite3'
+import type { FerryRecord } from '../model.js'
 import type { ArchiveDb } from './db.js'
+import { indexedText } from './text.js'
 
 export interface SearchOptions {
   harnesses?: readonly string[]
@@ -95,25 +103,82 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
         WHERE fts MATCH @q AND fts.rowid < 0 ${sesWhere.map((w) => `AND ${w}`).join(' ')} ORDER BY fts.rowid ASC LIMIT @scand)
         UNION ALL `
   const recRows = `SELECT frid, rnk FROM (SELECT fts.rowid AS frid, bm25(fts) AS rnk ${recFrom} AND fts.rowid > 0 ORDER BY fts.rowid DESC LIMIT @cand)`
-  // Snippets only for the hits shown: FTS5 makes them per row, so the ranking runs without them.
+  // What a snippet is made from (the record, or the session's header) comes only for the hits shown.
   const sql = `
     WITH m AS (SELECT frid, rnk FROM (${sesRows}${recRows}) ORDER BY rnk LIMIT @limit)
     SELECT s.sid, s.harness, s.native_id AS session_id, s.title, coalesce(r.ts, s.updated_at, s.created_at) AS time,
            coalesce(r.id, s.sid || ':session') AS record_id, coalesce(r.kind, 'session') AS kind, r.role, r.tools, s.cwd,
-           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, snippet(fts, -1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 16) AS snippet
+           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, m.frid AS frid, CASE WHEN m.frid < 0 THEN s.header END AS header
     FROM m
-    JOIN fts ON fts.rowid = m.frid AND fts MATCH @q
     LEFT JOIN records r ON m.frid > 0 AND r.rid = m.frid
     JOIN sessions s ON s.rowid = CASE WHEN m.frid < 0 THEN -m.frid ELSE (SELECT rowid FROM sessions WHERE sid = r.sid) END
     ORDER BY m.rnk, m.frid DESC`
-  let rows: Array<Omit<SearchHit, 'gone_from_source'> & { gone: number }>
+  let rows: Array<Omit<SearchHit, 'gone_from_source' | 'snippet'> & { gone: number; frid: number; header: string | null }>
   try {
     rows = db.prepare(sql).all(params) as typeof rows
   } catch (err) {
     throw syntaxError(err)
   }
-  return rows.map(({ gone, ...h }) => ({ ...h, gone_from_source: Boolean(gone) }))
+  // Each record read when its snippet is made, not with the hits: a --limit of thousands holds no bodies.
+  const body = db.prepare('SELECT body FROM records WHERE rid = ?').pluck()
+  const snips = snippets(query, rows.length, (i) => {
+    const r = rows[i]!
+    return indexedColumns(r.frid > 0 ? ((body.get(r.frid) as string | undefined) ?? null) : null, r.header, r.tools)
+  })
+  return rows.map(({ gone, frid: _f, header: _h, ...h }, i) => ({ ...h, snippet: snips[i] ?? '', gone_from_source: Boolean(gone) }))
 }
+
+type Columns = [text: string, tools: string, title: string, cwd: string]
+
+/** The four indexed columns of a hit, as the writer filled them (store.ts: write, openSession). */
+function indexedColumns(body: string | null, header: string | null, tools: string | null): Columns {
+  try {
+    if (body !== null) return [indexedText(JSON.parse(body) as FerryRecord).text, tools ?? '', '', '']
+    if (header !== null) {
+      const h = JSON.parse(header) as { title?: string; cwd?: string }
+      return ['', '', h.title ?? '', h.cwd ?? '']
+    }
+  } catch {
+    // A row that does not parse shows no snippet; the hit stands.
+  }
+  return ['', '', '', '']
+}
+
+let scratch: { db: Database.Database; clear: Database.Statement; put: Database.Statement; snip: Database.Statement } | null = null
+
+/** Snippets of `n` column sets for the query, in order ('' where the query does not match one, or cannot be run). */
+function snippets(query: string, n: number, doc: (i: number) => Columns): string[] {
+  const out: string[] = new Array(n).fill('')
+  if (n === 0) return out
+  if (!scratch) {
+    const db = new Database(':memory:')
+    db.exec("CREATE VIRTUAL TABLE s USING fts5(text, tools, title, cwd, tokenize = 'unicode61 remove_diacritics 2')")
+    scratch = {
+      db,
+      clear: db.prepare('DELETE FROM s'),
+      put: db.prepare('INSERT INTO s(rowid, text, tools, title, cwd) VALUES (?, ?, ?, ?, ?)'),
+      snip: db.prepare(`SELECT rowid AS i, snippet(s, -1, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 16) AS snippet FROM s WHERE s MATCH ?`),
+    }
+  }
+  const sc = scratch
+  // A few hundred at a time, so a --limit of thousands never holds all their text at once.
+  for (let at = 0; at < n; at += SNIPPET_CHUNK) {
+    try {
+      sc.db.transaction(() => {
+        sc.clear.run()
+        for (let i = at; i < Math.min(n, at + SNIPPET_CHUNK); i++) sc.put.run(i + 1, ...doc(i))
+        for (const r of sc.snip.all(query) as { i: number; snippet: string }[]) out[r.i - 1] = r.snippet
+        sc.clear.run()
+      })()
+    } catch {
+      // Snippets are an aid: a query the main index ran is not refused over them.
+      return out
+    }
+  }
+  return out
+}
+
+const SNIPPET_CHUNK = 200
 
 /** A malformed FTS query as the user's error; anything else as it is. */
 function syntaxError(err: unknown): unknown {
