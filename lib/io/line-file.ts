@@ -389,14 +389,35 @@ function decodeStringInPlace(buf: Buffer, s: number, e: number): string | null {
   let r = s
   let seg = s
   let pieces: string[] | undefined
+  // Runs of plain bytes are skipped a 32-bit word at a time (a 100 MB value is mostly such runs).
+  const off = buf.byteOffset
+  const a0 = Math.ceil((off + s) / 4) * 4
+  const words = Math.max(0, Math.floor((off + e - a0) / 4))
+  const u = words > 0 ? new Uint32Array(buf.buffer, a0, words) : null
   while (r < e) {
+    if (u !== null && (off + r - a0) % 4 === 0 && off + r >= a0) {
+      let wi = (off + r - a0) / 4
+      while (wi < words) {
+        const x = u[wi]!
+        const y = x ^ 0x5c5c5c5c
+        // A byte below 0x20, or a byte 0x5c (a zero byte of y): the classic has-less-than test.
+        if ((((x - 0x20202020) & ~x) | ((y - 0x01010101) & ~y)) & 0x80808080) break
+        wi++
+      }
+      r = a0 - off + wi * 4
+      if (r >= e) break
+    }
     const c = buf[r]!
     if (c >= 0x20 && c !== 0x5c) {
       r++
       continue
     }
     if (c !== 0x5c) return null
-    if (w !== run) buf.copyWithin(w, run, r)
+    if (w !== run) {
+      // Escapes come every few dozen bytes in tool output: a native call per short run costs more than the copy.
+      if (r - run < 64) for (let i = run; i < r; i++) buf[w + i - run] = buf[i]!
+      else buf.copyWithin(w, run, r)
+    }
     w += r - run
     const n = buf[r + 1]
     r += 2

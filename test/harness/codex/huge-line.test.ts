@@ -58,6 +58,14 @@ t.test('the lean parse gives what JSON.parse gives: escapes, surrogates, keys, n
   sameParse(t, `{"v":"${'q'.repeat(MB)}\\ud800 \\udc00x\\udbff\\u0041\\ud83d\\ude00\\uDE00end"}`, 'lone and paired surrogates')
   sameParse(t, `{"v":"${'q'.repeat(MB)}\\ud800"}`, 'a lone surrogate at the end')
   sameParse(t, `{"v":"${'\\u00e9\\u2713'.repeat(200000)}"}`, 'only escapes')
+  // Plain runs are scanned a word at a time: every alignment of the value, escapes at every offset.
+  const plainText = tricky(MB + 300)
+  const mixed = JSON.stringify(plainText)
+  for (let pad = 0; pad < 8; pad++) {
+    const line = `{"p":"${'a'.repeat(pad)}","v":${mixed}}`
+    t.ok((JSON.parse(line) as { v: string }).v === plainText, `alignment ${pad}: a valid line`)
+    sameParse(t, line, `value at alignment ${pad}`)
+  }
 })
 
 t.test('the lean parse decodes bad UTF-8 inside a big value as the whole-line decode does', async (t) => {
