@@ -8,7 +8,7 @@
  * arrives. Lines over `maxLineBytes` are skipped without being buffered and
  * reported through `onOverlong`, never silently.
  *
- * A tail past BIG_TAIL is copied into one buffer instead, reserved at the
+ * A tail past BIG_TAIL (16 MiB) is copied into one buffer instead, reserved at the
  * default cap and doubled past it: joining a list at the newline holds the
  * line twice (the chunks, old by then and freed only by a full GC, and the
  * joined copy), and so would the old buffers of a small-step growth. The
@@ -21,8 +21,13 @@ import { Transform, type TransformCallback } from 'node:stream'
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024
 
 const NL = 0x0a
-/** Tail length from which it is kept in one growing buffer. */
-const BIG_TAIL = 4 * 1024 * 1024
+/**
+ * Tail length from which it is kept in one buffer. Below it a line is
+ * joined as before: the second copy is small, and each reservation counts
+ * in full towards V8's external memory (a full GC each), which a file of
+ * many 5 MB lines would pay per line.
+ */
+const BIG_TAIL = 16 * 1024 * 1024
 /** What the big buffer first reserves (up to the cap): a line up to the default cap is never copied twice. */
 const BIG_RESERVE = 256 * 1024 * 1024
 
