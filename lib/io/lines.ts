@@ -7,6 +7,13 @@
  * keeps the tail as a list of Buffers and joins it once, when the newline
  * arrives. Lines over `maxLineBytes` are skipped without being buffered and
  * reported through `onOverlong`, never silently.
+ *
+ * A tail past BIG_TAIL (16 MiB) is copied into one buffer instead, reserved at the
+ * default cap and doubled past it: joining a list at the newline holds the
+ * line twice (the chunks, old by then and freed only by a full GC, and the
+ * joined copy), and so would the old buffers of a small-step growth. The
+ * buffer is allocated uninitialised, so the unused part of the reservation
+ * is address space, not resident memory.
  */
 import { Transform, type TransformCallback } from 'node:stream'
 
@@ -14,6 +21,15 @@ import { Transform, type TransformCallback } from 'node:stream'
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024
 
 const NL = 0x0a
+/**
+ * Tail length from which it is kept in one buffer. Below it a line is
+ * joined as before: the second copy is small, and each reservation counts
+ * in full towards V8's external memory (a full GC each), which a file of
+ * many 5 MB lines would pay per line.
+ */
+const BIG_TAIL = 16 * 1024 * 1024
+/** What the big buffer first reserves (up to the cap): a line up to the default cap is never copied twice. */
+const BIG_RESERVE = 256 * 1024 * 1024
 
 export interface LineSplitterOptions {
   /** Called for every complete line, without its `\n`. `no` is 0-based. */
@@ -30,6 +46,8 @@ export class LineSplitter {
   bytes = 0
   private tail: Buffer[] = []
   private tailLen = 0
+  /** The tail once past BIG_TAIL (then `tail` is empty); its first `tailLen` bytes are the line so far. */
+  private big: Buffer | null = null
   private skipping = false
   private readonly max: number
   private readonly onLine: LineSplitterOptions['onLine']
@@ -68,11 +86,29 @@ export class LineSplitter {
     if (this.tailLen + part.length > this.max) {
       this.skipping = true
       this.tail = []
+      this.big = null
       this.tailLen += part.length
       return
     }
-    this.tail.push(part)
+    if (this.big === null && this.tailLen + part.length <= BIG_TAIL) this.tail.push(part)
+    else this.append(part)
     this.tailLen += part.length
+  }
+
+  /** Copies `part` after the tail in the big buffer, moving the tail there first; `tailLen` is not advanced. */
+  private append(part: Buffer): void {
+    const need = this.tailLen + part.length
+    if (this.big === null || need > this.big.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, Math.min(this.max, this.big ? this.big.length * 2 : BIG_RESERVE)))
+      if (this.big) this.big.copy(grown, 0, 0, this.tailLen)
+      else {
+        let at = 0
+        for (const t of this.tail) at += t.copy(grown, at)
+        this.tail = []
+      }
+      this.big = grown
+    }
+    part.copy(this.big, this.tailLen)
   }
 
   private emit(chunk: Buffer, start: number, end: number): void {
@@ -81,13 +117,19 @@ export class LineSplitter {
       const bytes = this.tailLen + (end - start)
       this.skipping = false
       this.tail = []
+      this.big = null
       this.tailLen = 0
       this.onOverlong(no, bytes)
       return
     }
     let line: Buffer
     if (this.tailLen === 0) line = chunk.subarray(start, end)
-    else {
+    else if (this.big !== null) {
+      this.append(chunk.subarray(start, end))
+      line = this.big.subarray(0, this.tailLen + (end - start))
+      this.big = null
+      this.tailLen = 0
+    } else {
       this.tail.push(chunk.subarray(start, end))
       line = Buffer.concat(this.tail, this.tailLen + (end - start))
       this.tail = []

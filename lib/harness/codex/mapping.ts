@@ -7,7 +7,7 @@
  * Hot path: lines whose meaning is "native passthrough only" (UI events,
  * world_state) are recognised from their envelope prefix without JSON.parse.
  */
-import type { LineReporter } from '../../io/line-file.js'
+import { LEAN_LINE_BYTES, parseJsonBytes, type LineReporter } from '../../io/line-file.js'
 import {
   recordId,
   sessionRecord,
@@ -83,7 +83,10 @@ export class RolloutMapper {
     this.model = o.model
   }
 
-  /** One physical line (0-based `no`) of the decompressed stream; `unterminated`: the last one, without its newline. */
+  /**
+   * One physical line (0-based `no`) of the decompressed stream; `unterminated`: the last one, without its newline.
+   * The caller gives `buf` up: a huge line is unescaped in place (parseJsonBytes).
+   */
   line(buf: Buffer, no: number, unterminated = false): void {
     if (no > 0 && !this.sawSession) {
       this.noMeta()
@@ -103,12 +106,16 @@ export class RolloutMapper {
         return
       }
     }
-    const text = buf.toString('utf8')
+    // Without native text the line string is not needed: a huge line is parsed from its bytes.
+    const lean = !this.o.native && buf.length >= LEAN_LINE_BYTES
+    const text = lean ? '' : buf.toString('utf8')
     let obj: any
     try {
-      obj = JSON.parse(text)
+      obj = lean ? parseJsonBytes(buf) : JSON.parse(text)
+      if (obj instanceof Error) throw obj
     } catch {
-      if (text.trim() === '') {
+      // A line with a quote is never blank (and the lean parse may have overwritten one).
+      if (lean ? buf.indexOf(0x22) < 0 && buf.toString('utf8').trim() === '' : text.trim() === '') {
         if (this.o.native) this.emitNative({}, no, text, 'codex/blank', `l${no}`)
         return
       }
