@@ -6,6 +6,64 @@
 import { Transform, type TransformCallback } from 'node:stream'
 import { FERRY_FORMAT, type FerryRecord, type StreamRec } from '../model.js'
 import { VERSION } from '../version.js'
+import { randomBytes } from 'node:crypto'
+
+/** A string this long is written out in slices, never as part of one record-sized string. */
+const HUGE = 1024 * 1024
+const SLICE = 32 * 1024
+
+/** Any string of HUGE or more characters in the record (a bounded walk: records are small trees). */
+export function holdsHugeString(v: unknown): boolean {
+  if (typeof v === 'string') return v.length >= HUGE
+  if (v === null || typeof v !== 'object') return false
+  if (Array.isArray(v)) {
+    for (const x of v) if (holdsHugeString(x)) return true
+    return false
+  }
+  for (const k in v) if (holdsHugeString((v as Record<string, unknown>)[k])) return true
+  return false
+}
+
+/**
+ * JSON.stringify(value) in pieces, lazily: the value with its huge strings
+ * replaced by placeholders, and each huge string escaped a slice at a time
+ * (never between the two halves of a surrogate pair, so the escaping is the
+ * whole string's). The bytes are those of JSON.stringify(value), without a
+ * second copy of the string (two, with the UTF-8 conversion).
+ */
+export function* jsonPieces(value: unknown): Generator<string> {
+  const mark = `\u0000ferry-huge:${randomBytes(8).toString('hex')}:`
+  const huge: string[] = []
+  const skeleton = JSON.stringify(value, (_k, v: unknown) => {
+    if (typeof v === 'string' && v.length >= HUGE) {
+      huge.push(v)
+      return mark + (huge.length - 1)
+    }
+    return v
+  })
+  let at = 0
+  for (let i = 0; i < huge.length; i++) {
+    const token = JSON.stringify(mark + i)
+    const pos = skeleton.indexOf(token, at)
+    yield skeleton.slice(at, pos) + '"'
+    const s = huge[i]!
+    for (let off = 0; off < s.length; ) {
+      let end = Math.min(s.length, off + SLICE)
+      const c = s.charCodeAt(end - 1)
+      if (end < s.length && c >= 0xd800 && c <= 0xdbff) end--
+      yield JSON.stringify(s.slice(off, end)).slice(1, -1)
+      off = end
+    }
+    yield '"'
+    at = pos + token.length
+  }
+  yield skeleton.slice(at)
+}
+
+function pushHuge(out: Transform, rec: unknown): void {
+  for (const p of jsonPieces(rec)) out.push(p)
+  out.push('\n')
+}
 
 const CHUNK = 64 * 1024
 
@@ -37,6 +95,12 @@ export function stringify(opts: StringifyOptions = {}): Transform {
       if (first) {
         first = false
         pending += JSON.stringify(preambleRecord()) + '\n'
+      }
+      if (holdsHugeString(rec)) {
+        if (pending) this.push(pending)
+        pending = ''
+        pushHuge(this, rec)
+        return cb()
       }
       pending += JSON.stringify(rec) + '\n'
       if (pending.length >= CHUNK) {

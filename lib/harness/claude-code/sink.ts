@@ -12,6 +12,7 @@
  * Sub-agent sessions whose parent was written in the same run go to
  * `<parent id>/subagents/agent-<id>.jsonl` with their `.meta.json`.
  */
+import { holdsHugeString, jsonPieces } from '../../interchange/stringify.js'
 import { createHash } from 'node:crypto'
 import { chmod, rm } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
@@ -163,6 +164,11 @@ class ClaudeWriter implements SessionWriter {
 
   private async line(obj: Obj | string): Promise<void> {
     this.lines++
+    if (typeof obj !== 'string' && holdsHugeString(obj)) {
+      for (const p of jsonPieces(obj)) await this.file.write(p)
+      await this.file.write('\n')
+      return
+    }
     await this.file.write(`${typeof obj === 'string' ? obj : JSON.stringify(obj)}\n`)
   }
 
