@@ -9,11 +9,11 @@
  * the order they are first seen.
  */
 export class UuidTable {
-  /** Four 32-bit words a slot; a slot is free while its node is -1. */
-  private words = new Uint32Array(4 * 1024)
-  private slotNode = new Int32Array(1024).fill(-1)
+  /** Four 32-bit words a slot; a slot is free while its node is -1. Small at first: most sessions are. */
+  private words = new Uint32Array(4 * 64)
+  private slotNode = new Int32Array(64).fill(-1)
   /** node → its slot (-1: the node's id is in `other`). */
-  private nodeSlot = new Int32Array(1024)
+  private nodeSlot = new Int32Array(64)
   private readonly other = new Map<string, number>()
   private used = 0
   private count = 0
