@@ -161,7 +161,7 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
   const run = (args: string[]) => {
     const argv = [node, FERRY, ...args]
     const r = asRoot ? asNobody(argv) : spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' })
-    return { code: r.status, stderr: r.stderr }
+    return { code: r.status, stderr: r.stderr, stdout: r.stdout }
   }
   const cases: Array<[string, string, string[]]> = [
     ['opencode', '.local/share/opencode/opencode.db', ['ls', '--home', home, '--harness', 'opencode']],
@@ -178,6 +178,8 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
     const r = run(args)
     chmodSync(file, 0o666)
     t.equal(r.code, 1, `${h}: exit 1`)
+    // An empty listing after the store failed is not "no sessions found": it says why it is empty.
+    if (args[0] === 'ls') t.match(r.stdout, /^no sessions listed: [1-9]\d* error\(s\) reported on stderr \(stores looked at: /, `${h}: ls says why it lists nothing`)
     const esc = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     t.match(r.stderr, new RegExp(`^ferry: error: ${h}:unreadable: ${esc}: .*permission denied \\(EACCES\\)$`, 'm'), `${h}: located, coded: ${r.stderr}`)
     for (const line of r.stderr.split('\n').filter((l) => l.includes(file))) t.equal(line.split(file).length - 1, 1, `${h}: the path once per line: ${line}`)

@@ -93,6 +93,13 @@ export async function handler(argv: Args): Promise<void> {
   if (typeof limit === 'number') sorted = sorted.slice(0, limit)
   if (argv.json) {
     for (const s of sorted) if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
-  } else process.stdout.write(sorted.length ? sessionTable(sorted, tableWidth()) : `no sessions found (stores looked at: ${hs.map((h) => `${h.id} ${h.root(ctx)}`).join(', ')})\n`)
+  } else if (sorted.length) process.stdout.write(sessionTable(sorted, tableWidth()))
+  else {
+    const where = `stores looked at: ${hs.map((h) => `${h.id} ${h.root(ctx)}`).join(', ')}`
+    // After a store could not be read, "none found" would read as "there are none": say why the list is empty.
+    const d = ctx.diagnostics
+    const why = d.errors ? `${d.errors} error(s) reported on stderr` : d.warnings ? `${d.warnings} warning(s) reported on stderr` : ''
+    process.stdout.write(why ? `no sessions listed: ${why} (${where})\n` : `no sessions found (${where})\n`)
+  }
   finishDiagnostics(ctx.diagnostics)
 }
