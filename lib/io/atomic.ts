@@ -316,7 +316,8 @@ export class BackgroundCommits {
 
   /** Writes the temp file and returns at once; `later` settles when the file has its final name (or failed). */
   async add(path: string, data: string | Buffer, opts: { force?: boolean } = {}): Promise<{ later: Promise<void> }> {
-    while (this.inflight.size >= this.limit) await Promise.race(this.inflight).catch(() => undefined)
+    // `inflight` holds settled-either-way promises: the race never rejects.
+    while (this.inflight.size >= this.limit) await Promise.race(this.inflight)
     const tmp = tempPathFor(path)
     const fd = writeTempSync(tmp, data)
     const later = new Promise<void>((resolve, reject) => {

@@ -7,7 +7,8 @@
  * Hot path: lines whose meaning is "native passthrough only" (UI events,
  * world_state) are recognised from their envelope prefix without JSON.parse.
  */
-import { LEAN_LINE_BYTES, parseJsonBytes, type LineReporter } from '../../io/line-file.js'
+import type { LineReporter } from '../../io/line-file.js'
+import { LEAN_LINE_BYTES, parseJsonBytes } from '../../io/json-bytes.js'
 import {
   recordId,
   sessionRecord,
@@ -336,7 +337,7 @@ export class RolloutMapper {
     this.open.delete(callId)
     let content: ToolResultBlock['content'] = outputContent(p.output)
     if (this.spawnCalls.delete(callId) && typeof content === 'string') {
-      // `{"task_name":"/root/x"}` (multi-agent v2) or `{"agent_id":"…"}` (v1): who answers later.
+      // `{"task_name":"/root/x"}` (multi-agent v2; `/root` is the agent tree's top, not a path) or `{"agent_id":"…"}` (v1): who answers later.
       try {
         const o = JSON.parse(content)
         const who = typeof o?.task_name === 'string' ? o.task_name : typeof o?.agent_id === 'string' ? o.agent_id : undefined
