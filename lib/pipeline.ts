@@ -7,6 +7,7 @@
 import { Readable, Transform, type Duplex, type Writable } from 'node:stream'
 import { pipeline as nodePipeline } from 'node:stream/promises'
 import type { FerryRecord } from './model.js'
+import { readableOf } from './io/drain.js'
 
 /** Emits one more record from inside a record function (or its flush). */
 export type Push = (rec: FerryRecord) => void
@@ -36,6 +37,7 @@ export function mapRecords(fn: RecordFn, flush?: (push: Push) => void): Transfor
         else if (out) this.push(out)
         cb()
       } catch (err) {
+        // cb(err), not a destroy: the CLI's salvage (guardStage) takes the error here and closes the open session itself.
         cb(err as Error)
       }
     },
@@ -97,7 +99,7 @@ export function concatSources(sources: Array<() => Readable | Promise<Readable>>
       for await (const rec of s) yield rec as FerryRecord
     }
   }
-  return Readable.from(all(), { objectMode: true, highWaterMark: 64 })
+  return readableOf(all())
 }
 
 /** Collects every record of a stream (for tests and small sessions only). */

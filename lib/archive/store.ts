@@ -11,6 +11,7 @@ import { FerryError } from '../errors.js'
 import type { ArchiveDb } from './db.js'
 import { lockError, rawColumn } from './db.js'
 import { indexedText } from './text.js'
+import { readableOf } from '../io/drain.js'
 
 /** Where a session came from, as found by discovery (all optional). */
 export interface Provenance {
@@ -444,7 +445,7 @@ export async function* archivedRecords(db: ArchiveDb, sid: string, opts: ReadArc
 }
 
 export function archivedStream(db: ArchiveDb, sid: string, opts: ReadArchivedOptions = {}, onEnd?: () => void): Readable {
-  const r = Readable.from(archivedRecords(db, sid, opts), { objectMode: true, highWaterMark: 64 })
+  const r = readableOf(archivedRecords(db, sid, opts))
   if (onEnd) r.once('close', onEnd)
   return r
 }

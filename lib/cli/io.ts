@@ -9,6 +9,7 @@ import { asFerryError, errorMessage, fromSource } from '../errors.js'
 import { reportFailure } from './failure.js'
 import { recordId, type EndRec, type FerryRecord } from '../model.js'
 import { isEpipe } from '../pipeline.js'
+import { readableOf } from '../io/drain.js'
 
 /** A tab, newline or CR inside a field (a cwd, an id) would forge a column or a line of the report: written as \t \n \r. */
 function field(s: string): string {
@@ -83,34 +84,39 @@ export function stdoutStage(): Writable {
  */
 export function salvage(source: Readable): { source: Readable; failure: () => unknown } {
   let failed: unknown = null
-  async function* run(): AsyncGenerator<FerryRecord> {
-    let open: string | null = null
-    // An `end` is held until the next record: a reader may end its session and then fail (a zstd frame cut short).
-    let held: EndRec | null = null
-    try {
-      for await (const rec of source) {
-        const r = rec as FerryRecord
-        if (held) yield held
-        held = null
-        if (r.kind === 'session') open = r.sid
-        else if (r.kind === 'end' && r.sid === open) {
-          open = null
-          held = r
-          continue
-        }
-        yield r
-      }
+  return { source: readableOf(salvageRecords(source, (err) => (failed = err))), failure: () => failed }
+}
+
+/**
+ * The records of `source`, ended normally when the read fails: the open session then gets an
+ * `end` with `complete: false` naming the error, and the error goes to `failed`, not thrown.
+ */
+export async function* salvageRecords(source: Readable, failed: (err: unknown) => void): AsyncGenerator<FerryRecord> {
+  let open: string | null = null
+  // An `end` is held until the next record: a reader may end its session and then fail (a zstd frame cut short).
+  let held: EndRec | null = null
+  try {
+    for await (const rec of source) {
+      const r = rec as FerryRecord
       if (held) yield held
-    } catch (err) {
-      failed = err ?? new Error('read failed')
-      const code = (err as { code?: unknown })?.code
-      // `incomplete` tells writers not to commit this session as if it were whole.
-      const warning = { code: 'incomplete', detail: `${typeof code === 'string' ? `${code}: ` : ''}${errorMessage(err)}` }
-      if (held) yield { ...held, complete: false, warnings: [...(held.warnings ?? []), warning] }
-      else if (open !== null) yield { kind: 'end', sid: open, id: recordId(open, 'end'), complete: false, warnings: [warning] }
+      held = null
+      if (r.kind === 'session') open = r.sid
+      else if (r.kind === 'end' && r.sid === open) {
+        open = null
+        held = r
+        continue
+      }
+      yield r
     }
+    if (held) yield held
+  } catch (err) {
+    failed(err ?? new Error('read failed'))
+    const code = (err as { code?: unknown })?.code
+    // `incomplete` tells writers not to commit this session as if it were whole.
+    const warning = { code: 'incomplete', detail: `${typeof code === 'string' ? `${code}: ` : ''}${errorMessage(err)}` }
+    if (held) yield { ...held, complete: false, warnings: [...(held.warnings ?? []), warning] }
+    else if (open !== null) yield { kind: 'end', sid: open, id: recordId(open, 'end'), complete: false, warnings: [warning] }
   }
-  return { source: Readable.from(run(), { objectMode: true, highWaterMark: 64 }), failure: () => failed }
 }
 
 /** The name a transform stage is reported under (`truncate:internal: …`), set where the stage is made. */

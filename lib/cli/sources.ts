@@ -13,6 +13,9 @@ import type { ReadOptions } from '../harness/types.js'
 import { matches, selectedHarnesses, selectionFrom } from './commands/ls.js'
 import { requireHome, type Args } from './options.js'
 import { archiveFlag, archivedRefs } from './commands/archive.js'
+import { readableOf } from '../io/drain.js'
+import { salvageRecords } from './io.js'
+import { asDiagnostic } from './failure.js'
 
 /** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
 export const STDIN_SENTINEL = '\u0000stdin'
@@ -60,7 +63,15 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
     for (const ref of refs) resolved.push(await resolveRef(ctx, ref))
   }
   const optsFor = typeof readOpts === 'function' ? readOpts : () => readOpts
-  const source = concatSources(resolved.map((r) => () => namedErrors(r.harness.id, () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id)))))
+  const source = concatSources(
+    resolved.map((r, i) => () => {
+      const read = namedErrors(r.harness.id, () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id)))
+      if (i === resolved.length - 1) return read
+      // A session that fails midway is reported now and closed incomplete, and the next one is still
+      // read: one bad file must not cost the sessions after it. The last one's failure is the run's own.
+      return readableOf(salvageRecords(read, (err) => ctx.diagnostics.report(asDiagnostic(err))))
+    }),
+  )
   const bytes = resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
   return { source, count: resolved.length, bytes }
 }
@@ -75,5 +86,6 @@ function namedErrors(harness: string, make: () => Readable | Promise<Readable>):
       throw fromSource(err, harness, typeof errno === 'string' && /^E[A-Z]+$/.test(errno) ? 'unreadable' : 'internal')
     }
   }
-  return Readable.from(run(), { objectMode: true, highWaterMark: 64 })
+  return readableOf(run())
 }
+

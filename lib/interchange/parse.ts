@@ -14,6 +14,7 @@
 import { Transform, type TransformCallback } from 'node:stream'
 import parser from 'stream-json/parser.js'
 import { LineSplitter, DEFAULT_MAX_LINE_BYTES } from '../io/lines.js'
+import { destroyWhenDrained } from '../io/drain.js'
 import { recordProblem, withHeaderDefaults } from './validate.js'
 import type { Diagnostics } from '../diagnostics.js'
 import { FerryError } from '../errors.js'
@@ -190,7 +191,8 @@ export function parseStream(opts: ParseOptions): Transform {
       }
       if (mode === 'document') {
         doc!.end()
-        docDone!.then(() => cb(), (err: Error) => cb(err))
+        // Not cb(err): the records parsed before the damage may still wait in the buffer.
+        docDone!.then(() => cb(), (err: Error) => destroyWhenDrained(out, err))
         return
       }
       cb()

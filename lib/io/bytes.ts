@@ -16,6 +16,7 @@ import { Readable, Transform, type TransformCallback } from 'node:stream'
 import * as zlib from 'node:zlib'
 import { Decompress } from 'fzstd'
 import { FerryError } from '../errors.js'
+import { destroyWhenDrained } from './drain.js'
 
 export type ZstdDecoder = 'native' | 'fzstd'
 
@@ -88,7 +89,8 @@ export function zstdDecompress(file?: string, decoder: ZstdDecoder = defaultZstd
         }
         cb()
       } catch (err) {
-        cb(fail(err))
+        // Not cb(err): that destroys at once, dropping output a paused consumer has not taken yet.
+        destroyWhenDrained(out, fail(err))
       }
     },
     flush(cb) {
@@ -97,7 +99,7 @@ export function zstdDecompress(file?: string, decoder: ZstdDecoder = defaultZstd
         if (sawInput) dec.push(new Uint8Array(0), true)
         cb()
       } catch (err) {
-        cb(fail(err))
+        destroyWhenDrained(out, fail(err))
       }
     },
   })
@@ -125,6 +127,8 @@ function nativeDecompress(create: NativeZstd, file: string | undefined): Transfo
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       sawInput ||= chunk.length > 0
       offset += chunk.length
+      // z pushes a chunk's output (below) before it calls back; the Transform then holds this
+      // callback while its own buffer is full, so a consumer that stops reading stops the file.
       z.write(chunk, () => cb())
     },
     flush(cb) {
@@ -137,19 +141,12 @@ function nativeDecompress(create: NativeZstd, file: string | undefined): Transfo
       cb(err)
     },
   })
-  // Backpressure: a consumer that stops reading stops the decoder (and so the file), instead of decoded bytes piling up.
-  z.on('data', (b: Buffer) => {
-    if (!out.push(b)) z.pause()
-  })
-  const pull = out._read.bind(out)
-  out._read = (n: number) => {
-    z.resume()
-    pull(n)
-  }
+  // z itself is never paused: bytes left in its buffer would be lost when it errors.
+  z.on('data', (b: Buffer) => out.push(b))
   z.on('error', (err) => {
     if (failed) return
     failed = true
-    out.destroy(fail(err))
+    destroyWhenDrained(out, fail(err))
   })
   return out
 }

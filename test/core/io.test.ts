@@ -5,6 +5,9 @@ import { join } from 'node:path'
 import { LineSplitter } from '../../lib/io/lines.js'
 import { openBytes } from '../../lib/io/bytes.js'
 import { AtomicFile, AtomicDir } from '../../lib/io/atomic.js'
+import { Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { destroyWhenDrained, readableOf } from '../../lib/io/drain.js'
 import { tempDir } from '../helpers.js'
 
 function split(chunks: Buffer[], max?: number) {
@@ -125,4 +128,55 @@ t.test('openBytes: small files (read whole, at once) and large ones (streamed) g
   t.equal(zz.compressed, true)
   t.equal(zz.data.toString(), '{"a":1}\n{"b":2}\n')
   await t.rejects(openBytes(join(dir, 'missing.jsonl')), { code: 'ENOENT' }, 'a missing file rejects')
+})
+
+/** Reads `r` to its end or error, waiting `ms` before each record, so the stream's buffer is full whenever it fails. */
+async function slowly(r: Readable, ms: number): Promise<{ got: unknown[]; err: Error | null }> {
+  const got: unknown[] = []
+  try {
+    for await (const x of r) {
+      got.push(x)
+      await sleep(ms)
+    }
+    return { got, err: null }
+  } catch (err) {
+    return { got, err: err as Error }
+  }
+}
+
+t.test('readableOf: a generator that throws fails the stream only after every record before the throw was read', async (t) => {
+  let closed = false
+  async function* records() {
+    try {
+      for (let i = 0; i < 200; i++) yield { i }
+      throw new Error('damaged at 200')
+    } finally {
+      closed = true
+    }
+  }
+  const r = await slowly(readableOf(records(), 64), 1)
+  t.equal(r.got.length, 200, 'all 200 records (Readable.from drops what is buffered: up to 64)')
+  t.equal(r.err?.message, 'damaged at 200')
+  t.ok(closed, 'the generator finished')
+
+  // A consumer that stops early closes the generator (its finally blocks close files).
+  closed = false
+  const early = readableOf(records())
+  for await (const x of early) if ((x as { i: number }).i === 3) break
+  await sleep(10)
+  t.ok(closed, 'stopping early runs the generator\'s finally')
+})
+
+t.test('destroyWhenDrained: a paused consumer still gets every buffered chunk, then the error', async (t) => {
+  const r = new Readable({ objectMode: true, highWaterMark: 1000, read() {} })
+  for (let i = 0; i < 50; i++) r.push(i)
+  destroyWhenDrained(r, new Error('cut'))
+  t.notOk(r.destroyed, 'not destroyed while chunks wait')
+  const got = await slowly(r, 1)
+  t.same(got.got, Array.from({ length: 50 }, (_, i) => i), 'every chunk, in order')
+  t.equal(got.err?.message, 'cut')
+  const empty = new Readable({ read() {} })
+  empty.on('error', () => {})
+  destroyWhenDrained(empty, new Error('now'))
+  t.ok(empty.destroyed, 'an empty stream fails at once')
 })

@@ -189,3 +189,40 @@ t.test('defect 1: a full disk fails the session, with no side file and no sessio
   t.notMatch(r.stderr, /\n\s+at /)
   t.same(files(join(mnt, '.claude')), [], 'no side file, no session, no temp file')
 })
+
+t.test('a bad session among several: reported where it breaks, and the sessions after it still come through', async (t) => {
+  if (spawnSync('zstd', ['--version']).status !== 0) return t.skip('zstd not installed: cannot build a .zst fixture')
+  const dir = tempDir(t)
+  const home = join(dir, 'h')
+  spawnSync(process.execPath, [join(FIXTURES, '..', 'bench', 'gen.mjs'), '--harness', 'codex', '--out', home, '--sessions', '3', '--lines-per-session', '200', '--seed', 'middle-bad', '--quiet'])
+  const rollouts = files(join(home, '.codex', 'sessions')).map((f) => join(home, '.codex', 'sessions', f)).sort()
+  t.equal(rollouts.length, 3, 'three rollouts')
+  // The middle one compressed, then cut: its first records are good, then the frame ends.
+  const mid = rollouts[1]!
+  const z = spawnSync('zstd', ['-q', '-c', mid]).stdout as Buffer
+  writeFileSync(`${mid}.zst`, z.subarray(0, Math.floor(z.length / 2)))
+  rmSync(mid)
+  const refs = [rollouts[0]!, `${mid}.zst`, rollouts[2]!]
+  const before = refs.map((f) => readFileSync(f))
+
+  const r = await ferry(['cat', ...refs, '--home', home])
+  t.equal(r.code, 1, 'exit 1')
+  const recs = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; sid?: string; complete?: boolean })
+  const ends = recs.filter((x) => x.kind === 'end')
+  t.same(ends.map((e) => e.complete), [true, false, true], 'three sessions: the first and last complete, the broken one closed incomplete')
+  const sids = [...new Set(recs.filter((x) => x.sid).map((x) => x.sid))]
+  t.equal(sids.length, 3, 'records of all three sessions')
+  const lines = r.stderr.trim().split('\n')
+  t.equal(lines.filter((l) => /^ferry: error: .*\.jsonl\.zst:\d+ \(byte \d+\): zstd: /.test(l)).length, 1, `one located line for the broken file:\n${r.stderr}`)
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace')
+
+  // convert: the good sessions are committed, the broken one is not.
+  const out = join(dir, 'out')
+  const c = await ferry(['convert', ...refs, '--home', home, '--to', 'claude-code', '--out', `${out}/`])
+  t.equal(c.code, 1, `convert exits 1: ${c.stderr}`)
+  t.notMatch(c.stderr, /\n\s+at /, 'no stack trace')
+  const written = files(out).filter((f) => f.endsWith('.jsonl'))
+  t.equal(written.length, 2, `the two good sessions written: ${written.join(', ')}`)
+  t.same(files(out).filter((f) => !f.endsWith('.jsonl') && !f.includes('/')), [], 'no side file at the top of the target')
+  t.same(refs.map((f) => readFileSync(f)), before, 'no source changed')
+})

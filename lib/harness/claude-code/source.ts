@@ -31,6 +31,7 @@ import { lineStart } from './scan.js'
 import { blocksFromContent, stopFromNative, usageFromNative } from './blocks.js'
 import { isCaveat, isReminder, parseCommand, parseCommandOutput, plainText } from './text.js'
 import type { readFlags } from './index.js'
+import { readableOf } from '../../io/drain.js'
 
 /** The options every reader takes plus this harness's `readFlags` (`inlineSpilled`). */
 export type ClaudeReadOptions = ReadOptions & OptionsOf<typeof readFlags>
@@ -62,7 +63,7 @@ interface Shared {
 }
 
 export function readSession(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOptions = {}): Readable {
-  return Readable.from(readAll(ctx, info, opts), { objectMode: true, highWaterMark: 64 })
+  return readableOf(readAll(ctx, info, opts))
 }
 
 async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOptions): AsyncGenerator<FerryRecord> {

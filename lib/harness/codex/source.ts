@@ -14,6 +14,7 @@ import { Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
 import { FerryError } from '../../errors.js'
 import { openBytes } from '../../io/bytes.js'
+import { destroyWhenDrained } from '../../io/drain.js'
 import { cappedSplitter, LineReporter } from '../../io/line-file.js'
 import { sessionKey, type FerryRecord } from '../../model.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
@@ -31,7 +32,6 @@ class CountingReporter extends LineReporter {
 export class RolloutSource extends Readable {
   private bytes: Readable | null = null
   private started = false
-  private pendingError: Error | null = null
   private readonly ctx: StoreContext
   private readonly info: SessionInfo
   private readonly opts: ReadOptions
@@ -44,10 +44,9 @@ export class RolloutSource extends Readable {
   }
 
   override _read(): void {
-    if (this.pendingError) return this.failWhenDrained()
     if (!this.started) {
       this.started = true
-      this.start().catch((err: Error) => this.destroy(err))
+      this.start().catch((err: Error) => destroyWhenDrained(this, err))
       return
     }
     this.bytes?.resume()
@@ -80,7 +79,7 @@ export class RolloutSource extends Readable {
         splitter.push(chunk)
       } catch (err) {
         stream.destroy()
-        this.destroy(err as Error)
+        destroyWhenDrained(this, err as Error)
       }
     })
     stream.on('end', () => {
@@ -96,24 +95,12 @@ export class RolloutSource extends Readable {
       mapper.skipped += reporter.overlongLines
       mapper.finish(false)
       const offset = err instanceof FerryError ? err.position?.offset : undefined
-      this.pendingError = new FerryError(
+      const located = new FerryError(
         `${err.message} (${compressed ? 'compressed data ends or breaks' : 'read failed'} inside line ${splitter.lineNo + 1}; every complete line before it was read)`,
         { code: err instanceof FerryError ? err.code : 'unreadable', source: 'codex', position: { file, line: splitter.lineNo + 1, ...(offset === undefined ? {} : { offset }) }, cause: err },
       )
-      this.failWhenDrained()
+      destroyWhenDrained(this, located)
     })
-  }
-
-  /** Fails only once every record pushed before the error has been consumed. */
-  private failWhenDrained(): void {
-    if (this.destroyed || !this.pendingError) return
-    if (this.readableLength === 0) {
-      const err = this.pendingError
-      this.pendingError = null
-      this.destroy(err)
-      return
-    }
-    setTimeout(() => this.failWhenDrained(), 5)
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {

@@ -16,6 +16,7 @@ import { ENTRY, infoOf, scan, type CursorInfo } from './discover.js'
 import { nestedDir } from './paths.js'
 import { NO_OUTPUT_X, transcriptItems, type Item } from './transcript.js'
 import { readComposer } from './vscdb.js'
+import { readableOf } from '../../io/drain.js'
 
 interface Emit {
   sid: string
@@ -140,5 +141,5 @@ export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpti
       throw asFerryError(err, (err as NodeJS.ErrnoException)?.code ? 'unreadable' : 'internal')
     }
   }
-  return Readable.from(gen(), { objectMode: true })
+  return readableOf(gen())
 }

@@ -8,6 +8,7 @@ import { basename, resolve as resolvePath } from 'node:path'
 import { PassThrough, type Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
 import { openBytes } from '../../io/bytes.js'
+import { destroyWhenDrained } from '../../io/drain.js'
 import { parseStream } from '../../interchange/parse.js'
 import type { SessionInfo } from '../types.js'
 
@@ -38,11 +39,17 @@ export function readStream(ctx: StoreContext, session: SessionInfo): Readable {
   const out = new PassThrough({ objectMode: true })
   openBytes(session.path).then(
     ({ stream }) => {
-      stream.on('error', (err) => out.destroy(err))
-      parser.on('error', (err) => out.destroy(err))
+      // Each hop fails only once what it holds has moved on: the parser first takes every byte
+      // read before the damage (the empty write is called back after them), then the records
+      // parsed from them reach out, and out's reader, before the error does.
+      stream.on('error', (err) => {
+        stream.unpipe(parser)
+        parser.write(Buffer.alloc(0), () => destroyWhenDrained(parser, err))
+      })
+      parser.on('error', (err) => destroyWhenDrained(out, err))
       stream.pipe(parser).pipe(out)
     },
-    (err: Error) => out.destroy(err),
+    (err: Error) => destroyWhenDrained(out, err),
   )
   return out
 }

@@ -38,6 +38,7 @@ import { isSafeComponent } from './paths.js'
 import { isUserInfo, parseDataUrl, stripUserText, workspacePath } from './text.js'
 import { buildUpdatesIndex, lineTimestamp, loadImages, unwrap, type PromptInfo, type UpdatesIndex } from './updates-index.js'
 import { TOOL_KINDS } from './tools.js'
+import { readableOf } from '../../io/drain.js'
 
 export const FORMAT = 'grok/jsonl'
 const SIDECAR_CAP = 64 * 1024 * 1024
@@ -131,7 +132,7 @@ async function sidecars(dir: string, sub = '', depth = 0): Promise<string[]> {
 }
 
 export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOptions = {}): Readable {
-  return Readable.from(records(ctx, info, opts), { objectMode: true })
+  return readableOf(records(ctx, info, opts))
 }
 
 async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOptions): AsyncGenerator<FerryRecord> {

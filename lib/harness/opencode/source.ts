@@ -31,6 +31,7 @@ import type { StoreContext } from '../../context.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
 import { columns, dbError, openReadOnly } from './db.js'
 import { iso, modelOf, realTitle, sessionSelect, type SessionRow } from './discover.js'
+import { readableOf } from '../../io/drain.js'
 
 type Json = Record<string, any>
 
@@ -441,5 +442,5 @@ export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpti
       h.close()
     }
   }
-  return Readable.from(gen(), { objectMode: true, highWaterMark: 64 })
+  return readableOf(gen())
 }

@@ -41,6 +41,7 @@ import { iso, titleSource } from './discover.js'
 import { knownMigration } from './schema.js'
 import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
 import type { readFlags } from './index.js'
+import { readableOf } from '../../io/drain.js'
 
 /** The options every reader takes plus this harness's `readFlags` (`inlineArtifacts`). */
 export type ZCodeReadOptions = ReadOptions & OptionsOf<typeof readFlags>
@@ -624,5 +625,5 @@ export function readSession(ctx: StoreContext, info: SessionInfo, opts: ZCodeRea
       release()
     }
   }
-  return Readable.from(gen(), { objectMode: true, highWaterMark: 64 })
+  return readableOf(gen())
 }
