@@ -87,8 +87,8 @@ export async function pipeline(source: Readable, ...rest: [...Stage[], Writable]
   }
 }
 
-/** One Readable that yields every record of several sources, one after the other. */
-export function concatSources(sources: Array<() => Readable | Promise<Readable>>): Readable {
+/** One Readable that yields every record of several sources (streams or record iterables), one after the other. */
+export function concatSources(sources: Array<() => Readable | AsyncIterable<FerryRecord> | Promise<Readable>>): Readable {
   if (sources.length === 1) {
     const only = sources[0]!()
     if (only instanceof Readable) return only

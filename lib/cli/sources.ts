@@ -69,7 +69,7 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
       if (i === resolved.length - 1) return read
       // A session that fails midway is reported now and closed incomplete, and the next one is still
       // read: one bad file must not cost the sessions after it. The last one's failure is the run's own.
-      return readableOf(salvageRecords(read, (err) => ctx.diagnostics.report(asDiagnostic(err))))
+      return salvageRecords(read, (err) => ctx.diagnostics.report(asDiagnostic(err)))
     }),
   )
   const bytes = resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
@@ -88,4 +88,3 @@ function namedErrors(harness: string, make: () => Readable | Promise<Readable>):
   }
   return readableOf(run())
 }
-
