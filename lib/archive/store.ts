@@ -13,6 +13,64 @@ import { lockError, rawColumn } from './db.js'
 import { indexedText } from './text.js'
 import { readableOf } from '../io/drain.js'
 
+/** A record as the archive stores and indexes it: everything a writer needs, and plain data (it crosses threads). */
+export interface Row {
+  id: unknown
+  sid: unknown
+  kind: string
+  role: string | null
+  ts: string | null
+  /** Tool names used or answered, space-separated ('' for none). */
+  tools: string
+  body: string
+  native: string | null
+  raw: string | null
+  /** The indexed words ('' for none). */
+  text: string
+}
+
+/**
+ * Prepares the rows of one session's records, in order: the stored parts,
+ * the indexed text, and the tool names a result answers (known from the
+ * session's earlier tool calls). Needs no database, so it can run in a
+ * reader thread while another thread writes.
+ */
+export class RowMaker {
+  private readonly toolNames = new Map<string, string>()
+
+  /** A new session begins. */
+  reset(): void {
+    this.toolNames.clear()
+  }
+
+  row(rec: FerryRecord): Row {
+    const { body, native, raw } = storedParts(rec)
+    const { text, tools: names } = indexedText(rec)
+    let tools = names
+    if (rec.kind === 'message') {
+      for (const b of rec.blocks) {
+        if (b.type === 'tool_use') this.toolNames.set(b.id, b.name)
+        else if (b.type === 'tool_result') {
+          const n = this.toolNames.get(b.tool_use_id)
+          if (n && !(' ' + tools + ' ').includes(' ' + n + ' ')) tools = tools ? `${tools} ${n}` : n
+        }
+      }
+    }
+    return {
+      id: (rec as { id?: unknown }).id,
+      sid: (rec as { sid?: unknown }).sid,
+      kind: rec.kind,
+      role: rec.kind === 'message' ? rec.role : null,
+      ts: 'ts' in rec ? ((rec as { ts?: string | null }).ts ?? null) : null,
+      tools,
+      body,
+      native,
+      raw,
+      text,
+    }
+  }
+}
+
 /** Where a session came from, as found by discovery (all optional). */
 export interface Provenance {
   path?: string
@@ -81,7 +139,7 @@ export class ArchiveWriter {
   private sid: string | null = null
   private ord = 0
   private counts: SessionCounts = { added: 0, changed: 0, same: 0 }
-  private toolNames = new Map<string, string>()
+  private readonly rows = new RowMaker()
   /** The open session had no row before: its counts are this run's, and nothing can have left its active branch. */
   private fresh = false
   private messages = 0
@@ -235,35 +293,26 @@ export class ArchiveWriter {
     this.counts = { added: 0, changed: 0, same: 0 }
     this.fresh = !existed
     this.messages = 0
-    this.toolNames.clear()
+    this.rows.reset()
     return !existed
   }
 
   /** One record of the open session. */
   write(rec: FerryRecord): void {
     if (rec.kind === 'session' || rec.kind === 'stream' || rec.kind === 'end') return
+    this.writeRow(this.rows.row(rec))
+  }
+
+  /** One record of the open session, already prepared (by this thread's RowMaker or a reader thread's). */
+  writeRow(row: Row): void {
+    const { id, body, native, raw, text, tools, kind, role, ts } = row
     const sid = this.sid
-    if (!sid || (rec as { sid?: string }).sid !== sid) throw new FerryError(`record ${String((rec as { id?: string }).id)} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
-    const id = (rec as { id?: unknown }).id
+    if (!sid || row.sid !== sid) throw new FerryError(`record ${String(id)} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
     if (typeof id !== 'string' || id === '') throw new FerryError('a record without an id cannot be archived', { code: 'invalid-input' })
-    const { body, native, raw } = storedParts(rec)
-    const { text, tools: names } = indexedText(rec)
-    let tools = names
-    if (rec.kind === 'message') {
-      for (const b of rec.blocks) {
-        if (b.type === 'tool_use') this.toolNames.set(b.id, b.name)
-        else if (b.type === 'tool_result') {
-          const n = this.toolNames.get(b.tool_use_id)
-          if (n && !(' ' + tools + ' ').includes(' ' + n + ' ')) tools = tools ? `${tools} ${n}` : n
-        }
-      }
-    }
-    const role = rec.kind === 'message' ? rec.role : null
-    const ts = 'ts' in rec ? ((rec as { ts?: string | null }).ts ?? null) : null
     const ord = this.ord++
-    if (rec.kind === 'message') this.messages++
+    if (kind === 'message') this.messages++
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
-    const ins = this.st.insert.run(id, sid, ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, native, raw)
+    const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, body, native, raw)
     const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; raw: string | null; active: number; ord: number })
     if (!old) {
       if (text || tools) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
@@ -273,7 +322,7 @@ export class ArchiveWriter {
     } else if (old.body !== body || (native !== null && (old.native !== native || old.raw !== raw))) {
       // Read without native (convert --to archive of a native-less stream): what was kept of the source stays.
       const keep = native === null
-      this.st.update.run(ord, rec.kind, role, ts, tools || null, this.gen, this.ver, body, keep ? old.native : native, keep ? old.raw : raw, old.rid)
+      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, body, keep ? old.native : native, keep ? old.raw : raw, old.rid)
       this.ftsLater(old.rid, true, text || tools ? [text, tools, '', ''] : null)
       this.counts.changed++
     } else {

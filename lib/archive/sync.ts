@@ -16,9 +16,10 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import { asFerryError } from '../errors.js'
+import type { Diagnostic } from '../diagnostics.js'
 import type { EndRec, FerryRecord, Locator, SessionRec } from '../model.js'
 import type { ArchiveDb } from './db.js'
-import { ArchiveWriter } from './store.js'
+import { ArchiveWriter, RowMaker, type Row } from './store.js'
 
 /** What discovery tells about a session (the harness contract's SessionInfo, structurally). */
 export interface SourceSession {
@@ -43,6 +44,56 @@ export interface SyncSource {
   read(ctx: StoreContext, session: SourceSession, opts: { native?: boolean }): Readable
 }
 
+/**
+ * What reading one session gives the writer, in order: the rows of its records, its stream's own
+ * records (session headers, ends), and, from a reader in another thread, the diagnostics the read
+ * reported (so they count against the session they belong to).
+ */
+export type SessionEvent = Row | FerryRecord | { kind: 'diagnostic'; diagnostic: Diagnostic }
+
+/** A session to read: its source's id and what discovery found. */
+export interface ReadItem {
+  src: string
+  session: SourceSession
+}
+
+/**
+ * Reads the sessions a run must read, possibly ahead of the writer in other threads. `session(i)`
+ * is asked for in order, once each; a session whose read fails throws from its iterator (after the
+ * events before the failure).
+ */
+export interface ReadAhead {
+  /** Threads reading besides the writer's (0: it reads itself). */
+  threads: number
+  session(i: number): AsyncIterable<SessionEvent[]>
+  close(): Promise<void>
+}
+
+export type ReadAheadFactory = (ctx: StoreContext, items: ReadItem[], bytes: number) => ReadAhead | null
+
+/** Turns a session's record batches into the writer's events (rows prepared here). */
+export async function* sessionEvents(batches: AsyncIterable<FerryRecord[]>): AsyncGenerator<SessionEvent[]> {
+  const rows = new RowMaker()
+  for await (const batch of batches) {
+    const out: SessionEvent[] = new Array(batch.length)
+    for (let i = 0; i < batch.length; i++) {
+      const r = batch[i]!
+      if (r.kind === 'session') rows.reset()
+      out[i] = r.kind === 'session' || r.kind === 'end' || r.kind === 'stream' ? r : rows.row(r)
+    }
+    yield out
+  }
+}
+
+/** Reads each session in this thread, when it is its turn. */
+function readInline(ctx: StoreContext, sources: Map<string, SyncSource>, items: ReadItem[]): ReadAhead {
+  return {
+    threads: 0,
+    session: (i) => sessionEvents(drain(sources.get(items[i]!.src)!.read(ctx, items[i]!.session, { native: true }))),
+    close: async () => {},
+  }
+}
+
 export interface SyncFilter {
   /** Only sessions whose cwd is this directory or below (not a full listing: nothing is marked gone). */
   cwd?: string
@@ -62,6 +113,8 @@ export interface SyncSummary {
   records: { added: number; changed: number }
   /** Bytes of source read (unchanged sessions count nothing). */
   bytes: number
+  /** Threads that read sessions while the main one wrote (0: one thread did both). */
+  readers: number
   db: string
 }
 
@@ -187,7 +240,7 @@ function headHash(path: string): string | undefined {
  * and a microtask turn per record, which on 150,000 small records is a
  * noticeable part of a first archive.
  */
-async function* drain(stream: Readable): AsyncGenerator<FerryRecord[]> {
+export async function* drain(stream: Readable): AsyncGenerator<FerryRecord[]> {
   let ended = false
   let failed: unknown = null
   let wake: (() => void) | null = null
@@ -227,9 +280,13 @@ function inCwd(s: SourceSession, cwd: string): boolean {
 const BATCH_SESSIONS = 50
 const BATCH_RECORDS = 20_000
 
-export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: string, sources: SyncSource[], filter: SyncFilter = {}, hooks: SyncHooks = {}, waitMs = 30_000): Promise<SyncSummary> {
+/**
+ * `readAhead` may read the sessions to read in other threads (the CLI's reader workers); it is asked
+ * once the work is known and may decline (null), and by default every session is read here.
+ */
+export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: string, sources: SyncSource[], filter: SyncFilter = {}, hooks: SyncHooks = {}, waitMs = 30_000, readAhead?: ReadAheadFactory): Promise<SyncSummary> {
   const w = new ArchiveWriter(db, dbPath, waitMs)
-  const sum: SyncSummary = { sessions: { added: 0, updated: 0, unchanged: 0, gone: 0, failed: 0 }, records: { added: 0, changed: 0 }, bytes: 0, db: dbPath }
+  const sum: SyncSummary = { sessions: { added: 0, updated: 0, unchanged: 0, gone: 0, failed: 0 }, records: { added: 0, changed: 0 }, bytes: 0, readers: 0, db: dbPath }
   const full = filter.cwd === undefined && filter.since === undefined
 
   // Discovery first (cheap), so progress knows the total.
@@ -268,7 +325,7 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
   // order (folder by folder) every batch rewrote pages all over them, which on 10,000 sessions was a sixth
   // of what a first archive writes. Nothing reads meaning into the order records are numbered in within a run.
   plan.sort((a, b) => (a.top.sid < b.top.sid ? -1 : a.top.sid > b.top.sid ? 1 : 0))
-  const fps = []
+  const fps: Array<ReturnType<typeof fingerprint>> = []
   let totalBytes = 0
   for (const p of plan) {
     const f = fingerprint(p.top, p.children)
@@ -278,22 +335,37 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
   hooks.start?.(plan.length, totalBytes)
 
   let inBatch = 0
+  let reader: ReadAhead | null = null
   try {
     w.begin()
     // Every session's fingerprint in one scan (under the lock, so what another run just wrote counts).
     const known = w.storedAll()
+    const unchanged = plan.map(({ top, children }, i) => {
+      const stored = known.get(top.sid)
+      return stored !== undefined && stored.fingerprint === fps[i]!.fp && children.every((c) => known.has(c.sid))
+    })
+    const items: ReadItem[] = []
+    let readBytes = 0
+    for (let i = 0; i < plan.length; i++) {
+      if (unchanged[i]) continue
+      items.push({ src: plan[i]!.src.id, session: plan[i]!.top })
+      readBytes += fps[i]!.bytes
+    }
+    reader = (items.length ? readAhead?.(ctx, items, readBytes) : null) ?? readInline(ctx, new Map(sources.map((x) => [x.id, x])), items)
+    sum.readers = reader.threads
+    let next = 0
     for (let i = 0; i < plan.length; i++) {
       const { src, top, children } = plan[i]!
       const f = fps[i]!
       const stored = known.get(top.sid) ?? null
-      if (stored && stored.fingerprint === f.fp && children.every((c) => known.has(c.sid))) {
-        if (stored.gone) w.seenUnchanged(top.sid)
+      if (unchanged[i]) {
+        if (stored!.gone) w.seenUnchanged(top.sid)
         for (const c of children) if (known.get(c.sid)?.gone) w.seenUnchanged(c.sid)
         sum.sessions.unchanged++
         hooks.tick?.(0, top.sid)
         continue
       }
-      const r = await syncOne(ctx, w, src, top, children, f, stored === null)
+      const r = await syncOne(ctx, w, src, top, children, f, stored === null, reader.session(next++))
       sum.bytes += f.bytes
       sum.records.added += r.added
       sum.records.changed += r.changed
@@ -314,6 +386,8 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
   } catch (err) {
     w.rollback()
     throw err
+  } finally {
+    await reader?.close()
   }
   return sum
 }
@@ -326,7 +400,7 @@ interface OneResult {
 }
 
 /** Reads one session (and the sub-agent sessions its read brings) into the open transaction. */
-async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top: SourceSession, children: SourceSession[], f: { fp: string; top: Stat | null }, isNew: boolean): Promise<OneResult> {
+async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top: SourceSession, children: SourceSession[], f: { fp: string; top: Stat | null }, isNew: boolean, events: AsyncIterable<SessionEvent[]>): Promise<OneResult> {
   const res: OneResult = { added: 0, changed: 0, newSessions: 0, failed: false }
   const errorsBefore = ctx.diagnostics.errors
   const infos = new Map([top, ...children].map((s) => [s.sid, s]))
@@ -342,8 +416,22 @@ async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top
     end = undefined
   }
   try {
-    for await (const batch of drain(src.read(ctx, top, { native: true }))) {
-      for (const rec of batch) {
+    for await (const batch of events) {
+      for (const ev of batch) {
+        if ('body' in ev) {
+          if (open === null || ev.sid !== open) continue
+          w.writeRow(ev)
+          if (w.pending >= BATCH_RECORDS) {
+            w.commit()
+            w.begin()
+          }
+          continue
+        }
+        if (ev.kind === 'diagnostic') {
+          ctx.diagnostics.report(ev.diagnostic)
+          continue
+        }
+        const rec = ev
         if (rec.kind === 'stream') continue
         if (rec.kind === 'session') {
           close(true)
@@ -361,12 +449,6 @@ async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top
         if (rec.kind === 'end') {
           if (open === rec.sid) end = rec
           continue
-        }
-        if (open === null || (rec as { sid?: string }).sid !== open) continue
-        w.write(rec)
-        if (w.pending >= BATCH_RECORDS) {
-          w.commit()
-          w.begin()
         }
       }
     }

@@ -26,9 +26,11 @@ export interface Progress {
   /** More records passed (shown while one big session is read). */
   records(n: number): void
   stop(): void
+  /** Whether anything is displayed (a terminal, not --quiet): counting for it is worth the work. */
+  shown: boolean
 }
 
-const NONE: Progress = { tick() {}, bytes() {}, records() {}, stop() {} }
+const NONE: Progress = { tick() {}, bytes() {}, records() {}, stop() {}, shown: false }
 
 function human(n: number): string {
   if (n < 1024) return `${n} B`
@@ -91,5 +93,6 @@ export function progress(opts: ProgressOptions): Progress {
     stop() {
       bar.stop()
     },
+    shown: true,
   }
 }

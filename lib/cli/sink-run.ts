@@ -12,7 +12,7 @@
  */
 import { statSync } from 'node:fs'
 import { resolve, sep } from 'node:path'
-import { Transform, Writable, type Readable } from 'node:stream'
+import { Readable, Transform, Writable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import { NotWrittenError, UsageError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
@@ -23,6 +23,7 @@ import { stringify } from '../interchange/stringify.js'
 import { parseSessionKey, type FerryRecord } from '../model.js'
 import { pipeline } from '../pipeline.js'
 import { report as printReport, salvageThrough, stdoutIsReport, writtenLine } from './io.js'
+import { writeInWorkers, type Parallel } from './parallel.js'
 import { progress, type Progress } from './progress.js'
 import { STDIN_SENTINEL } from './sources.js'
 
@@ -50,7 +51,11 @@ export interface SinkRunOptions {
   quiet?: boolean
 }
 
-export async function runIntoSink(ctx: StoreContext, source: Readable, transforms: Transform[], to: string, opts: WriteOptions & Record<string, unknown>, run: SinkRunOptions | boolean): Promise<WrittenSession[]> {
+/**
+ * `source` is the record stream, or the sessions to share out among worker threads (parallel.ts),
+ * which then run `transforms` themselves, each from the command line.
+ */
+export async function runIntoSink(ctx: StoreContext, source: Readable | Parallel, transforms: Transform[], to: string, opts: WriteOptions & Record<string, unknown>, run: SinkRunOptions | boolean): Promise<WrittenSession[]> {
   const { json, dryRun = false, total, quiet } = typeof run === 'boolean' ? ({ json: run } as SinkRunOptions) : run
   const h = getHarness(to)
   if (!h.sink) throw new UsageError(`${h.name} (${h.id}) cannot be written yet`)
@@ -80,6 +85,14 @@ export async function runIntoSink(ctx: StoreContext, source: Readable, transform
     bar.tick(0, ws.from ?? ws.id)
     if (report) printReport(writtenLine(ws, json) + '\n')
     if (cmd && !json && !quiet) process.stderr.write(`ferry: resume: ${commandLine(cmd)}\n`)
+  }
+  if (!(source instanceof Readable)) {
+    try {
+      await writeInWorkers(ctx, source, to, sinkOpts, { written: onWritten, ...(bar.shown ? { progress: (records: number, bytes: number) => (bar.records(records), bar.bytes(bytes)) } : {}) })
+    } finally {
+      bar.stop()
+    }
+    return written
   }
   transforms = [counting(bar), ...transforms, ...(oneFile ? [oneSessionOnly(h, String(opts.out))] : [])]
   // A read or a transform that fails midway: the sessions before it are written, the cut one is not; then the located error.

@@ -38,6 +38,11 @@ export function refsOf(argv: Args): string[] {
 export type ReadOptsFor = (ReadOptions & Record<string, unknown>) | ((harness: string) => ReadOptions & Record<string, unknown>)
 
 export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadOptsFor): Promise<{ source: Readable; count: number; bytes: number }> {
+  return sourceOf(ctx, await resolveSources(ctx, argv), readOpts)
+}
+
+/** The sessions `cat`/`convert` read: the REFs, every `--from` session that matches, or stdin. */
+export async function resolveSources(ctx: StoreContext, argv: Args): Promise<ResolvedRef[]> {
   let refs = refsOf(argv)
   const from = argv.from
   // Only a lookup in the stores needs --home to exist: stdin and session files do not (a writer may create a fresh HOME).
@@ -62,18 +67,31 @@ export async function openSources(ctx: StoreContext, argv: Args, readOpts: ReadO
     }
     for (const ref of refs) resolved.push(await resolveRef(ctx, ref))
   }
+  return resolved
+}
+
+/** One record stream over resolved sessions, in order. */
+export function sourceOf(ctx: StoreContext, resolved: ResolvedRef[], readOpts: ReadOptsFor): { source: Readable; count: number; bytes: number } {
   const optsFor = typeof readOpts === 'function' ? readOpts : () => readOpts
   const source = concatSources(
     resolved.map((r, i) => () => {
-      const read = namedErrors(r.harness.id, () => r.harness.read!(ctx, r.session, optsFor(r.session.harness || r.harness.id)))
+      const read = readSession(ctx, r, optsFor(r.session.harness || r.harness.id))
       if (i === resolved.length - 1) return read
       // A session that fails midway is reported now and closed incomplete, and the next one is still
       // read: one bad file must not cost the sessions after it. The last one's failure is the run's own.
       return salvageRecords(read, (err) => ctx.diagnostics.report(asDiagnostic(err)))
     }),
   )
-  const bytes = resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
-  return { source, count: resolved.length, bytes }
+  return { source, count: resolved.length, bytes: bytesOf(resolved) }
+}
+
+export function bytesOf(resolved: ResolvedRef[]): number {
+  return resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
+}
+
+/** One session's records; the reader's errors name its harness. */
+export function readSession(ctx: StoreContext, r: ResolvedRef, opts: ReadOptions & Record<string, unknown>): Readable {
+  return namedErrors(r.harness.id, () => r.harness.read!(ctx, r.session, opts))
 }
 
 /** A reader's errors name its harness (`codex:unreadable: …`), also a bare errno thrown before its first record. */

@@ -28,6 +28,8 @@ export interface TransformAdapter {
   adjust?(opts: CliValues, cli: CliValues): CliValues
   /** Prints what the created stage reports, sets the exit code. */
   attach?(stage: Transform, cli: CliValues): void
+  /** The stage reports on the whole run (a total, an exit code): every session must pass through one stage, in one process. */
+  runWide?(cli: CliValues): boolean
   /** Runs the whole filter command when it returns true; `stage` creates the transform from argv. */
   command?(cli: CliValues, argv: Args, ctx: StoreContext, stage: () => Transform): Promise<boolean>
 }
@@ -69,6 +71,7 @@ const redactAdapter: TransformAdapter = {
     ['ferry cat claude-code:0b9e6c1a | ferry redact --check', 'pre-share hook: exit 1 when something would be redacted'],
   ],
   adjust: (opts, cli) => (cli.reportJson === true || cli.json === true ? { ...opts, report: true } : opts),
+  runWide: (cli) => cli.report === true || cli.reportJson === true || cli.check === true,
   attach(stage, cli) {
     if (cli.report !== true && cli.reportJson !== true && cli.check !== true) return
     stage.once('report', (report: RedactReport) => {

@@ -242,3 +242,15 @@ export async function buildTransforms(joinedArgs: string[]): Promise<Transform[]
   for (const use of transformUses(joinedArgs)) out.push(createStage(use.transform, await parseTransformArgs(use.transform, use.args)))
   return out
 }
+
+/**
+ * Whether the transform flags of joined argv work session by session (none reports on the whole
+ * run), so sessions may pass through separate copies of the stages (`convert --jobs`).
+ */
+export async function transformsPerSession(joinedArgs: string[]): Promise<boolean> {
+  for (const use of transformUses(joinedArgs)) {
+    const t = use.transform
+    if (t.runWide?.(optionsFrom(commandSchema(t), await parseTransformArgs(t, use.args)))) return false
+  }
+  return true
+}

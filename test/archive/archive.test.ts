@@ -13,37 +13,7 @@ import { FERRY, FIXTURES, ROOT, ferry, jsonl, tempDir } from '../helpers.js'
 process.env.TZ = 'UTC'
 t.setTimeout(10 * 60_000)
 
-const CLAUDE = '3f1c9a2e-5b7d-4c1e-9a3f-000000000001'
-const CODEX = '019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b'
-const PROJECT = '.claude/projects/-home-dev-demo-app'
-const ROLLOUT = '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl'
-
-/** A HOME holding every harness's fixture store (the torn-line fixture session left out: it has its own test). */
-function makeHome(t: Parameters<typeof tempDir>[0]): string {
-  const dir = tempDir(t, 'ferry-archive-')
-  const home = join(dir, 'home')
-  cpSync(join(FIXTURES, 'home'), home, { recursive: true })
-  cpSync(join(FIXTURES, 'claude-code', 'home'), home, { recursive: true })
-  cpSync(join(FIXTURES, 'codex', 'classic'), home, { recursive: true })
-  rmSync(join(home, PROJECT, '7c1e4b2d-9f3a-4e5b-8c7d-000000000002.jsonl'))
-  return home
-}
-
-const dbOf = (home: string) => join(home, '.local/share/ferry/archive.db')
-
-async function archive(home: string, ...more: string[]) {
-  const r = await ferry(['--home', home, 'archive', '--json', ...more])
-  return { ...r, sum: r.stdout.trim() ? JSON.parse(r.stdout) : null }
-}
-
-function query<T = Record<string, unknown>>(db: string, sql: string, ...args: unknown[]): T[] {
-  const d = new Database(db, { readonly: true })
-  try {
-    return d.prepare(sql).all(...args) as T[]
-  } finally {
-    d.close()
-  }
-}
+import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, dbOf, makeHome, query } from './helpers.js'
 
 /** Records a reader gives for a session (its sub-agents' included), headers and ends left out. */
 async function readerRecords(home: string, sid: string): Promise<any[]> {

@@ -16,6 +16,8 @@ import { contextFrom, type Args } from '../options.js'
 import { finishDiagnostics } from '../io.js'
 import { sessionTable as lsTable, tableWidth } from '../table.js'
 import { progress } from '../progress.js'
+import { archiveReaders } from '../archive-readers.js'
+import { jobsFlag } from '../parallel.js'
 import { matches, selectionFrom } from './ls.js'
 
 /** The store that holds copies of the others (the archive). */
@@ -54,6 +56,7 @@ export function builder(y: Argv): Argv {
     .option('since', { type: 'string', describe: 'Only sessions updated since a date (ISO) or a span (7d, 12h)' })
     .option('wait', { type: 'number', default: 30, describe: 'Seconds to wait for another archive run holding the database' })
     .option('json', { type: 'boolean', default: false, describe: 'The summary as one JSON object on stdout' })
+    .option('jobs', { type: 'number', describe: 'Threads reading sessions while this one writes the database (default: up to 2, one per spare CPU, when 32 or more sessions and 16 MiB or more are to be read; 1: read and write in one thread)' })
     .example('ferry archive', 'archive (or bring up to date) every session of every agent')
     .example('ferry archive --harness codex --db /srv/team/archive.db', 'only Codex, into a chosen file')
 }
@@ -64,6 +67,7 @@ export async function handler(argv: Args): Promise<void> {
   const since = sinceOption(argv)
   const wait = Number(argv.wait)
   if (!Number.isFinite(wait) || wait < 0) throw new UsageError(`--wait: not a number of seconds: ${String(argv.wait)}`)
+  const jobs = jobsFlag(argv)
   const path = archiveHarness().root(ctx)
   const db = openArchive(path, { waitMs: wait * 1000 })
   let bar: ReturnType<typeof progress> | null = null
@@ -82,6 +86,7 @@ export async function handler(argv: Args): Promise<void> {
         tick: (bytes, what) => bar?.tick(bytes, what),
       },
       wait * 1000,
+      archiveReaders(jobs),
     ).catch((err: unknown) => {
       throw lockError(path, err, wait * 1000) ?? err
     })

@@ -2,7 +2,9 @@ import type { Argv } from 'yargs'
 import { getHarness } from '../../harness/registry.js'
 import { contextFrom, readFlagOptions, readOptsFor, type Args } from '../options.js'
 import { finishDiagnostics } from '../io.js'
-import { openSources, selectionOptions } from '../sources.js'
+import { bytesOf, resolveSources, selectionOptions, sourceOf } from '../sources.js'
+import { jobsFor } from '../parallel.js'
+import { outKind } from '../sink-run.js'
 import { runIntoSink } from '../sink-run.js'
 import { buildTransforms, loadTransforms } from '../transforms.js'
 import { toOptions, writeOpts } from './write.js'
@@ -17,6 +19,7 @@ export async function builder(y: Argv): Promise<Argv> {
   let out = toOptions(selectionOptions(readFlagOptions(y))).positional('ref', { type: 'string', array: true, describe: 'harness:id, a session path, or -' })
   for (const t of await loadTransforms()) out = out.option(t.name, { type: 'string', describe: `Apply the ${t.name} transform (value: its options, quoted), in the order given`, group: 'Transforms:' })
   return out
+    .option('jobs', { type: 'number', describe: 'Sessions written at once, each worker on a core of its own (default: the CPU count for 64 or more sessions into a folder of one file per session; 1: one at a time, report in input order)' })
     .example('ferry convert codex:019a3c1e --to claude-code', 'continue a Codex session in Claude Code')
     .example('ferry convert --from claude-code --to ferry --out ./export/', 'every Claude Code session to interchange files')
     .example('ferry convert claude-code:0b9e6c1a --to opencode --out s.json --redact', 'a redacted OpenCode export document')
@@ -30,8 +33,13 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
   const to = String(argv.to)
   const target = getHarness(to)
   // Source text only helps a writer of the same format (byte-identical copies) or the stream; elsewhere it is dead weight.
-  const { source, count, bytes } = await openSources(ctx, argv, (from) => ({ native: from === to || target.kind === 'stream', ...readOptsFor(argv, from) }))
+  const readOpts = (from: string) => ({ native: from === to || target.kind === 'stream', ...readOptsFor(argv, from) })
+  const resolved = await resolveSources(ctx, argv)
+  // Built here also when workers run them: a bad transform flag is a usage error before anything starts.
   const transforms = await buildTransforms(argv.rawArgs)
-  await runIntoSink(ctx, source, transforms, to, writeOpts(argv), { json: Boolean(argv.json), dryRun: Boolean(argv['dry-run']), total: { sessions: count, bytes }, quiet: Boolean(argv.quiet) })
+  const opts = writeOpts(argv)
+  const jobs = await jobsFor(argv, target, outKind(opts.out as string | undefined), resolved, argv.rawArgs)
+  const { source, count, bytes } = jobs > 1 ? { source: { jobs, resolved, rawArgs: argv.rawArgs, readOpts: Object.fromEntries(resolved.map((r) => r.session.harness || r.harness.id).map((id) => [id, readOpts(id)])) }, count: resolved.length, bytes: bytesOf(resolved) } : sourceOf(ctx, resolved, readOpts)
+  await runIntoSink(ctx, source, transforms, to, opts, { json: Boolean(argv.json), dryRun: Boolean(argv['dry-run']), total: { sessions: count, bytes }, quiet: Boolean(argv.quiet) })
   finishDiagnostics(ctx.diagnostics)
 }

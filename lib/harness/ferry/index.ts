@@ -16,5 +16,7 @@ export const ferry = defineHarness({
   resolve: resolveStream,
   read: (ctx, session) => readStream(ctx, session),
   sink: streamSink,
+  // One file per session, each written under a temp name and linked into place (sink.ts).
+  independentSessions: ['dir'],
   tools,
 })

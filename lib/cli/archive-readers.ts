@@ -1,0 +1,150 @@
+/**
+ * `ferry archive`'s reader threads: the sessions a first archive (or a big
+ * update) must read are read, and their rows prepared (stored parts,
+ * indexed text), by worker threads, while the main thread only writes
+ * them into SQLite. One core does both at about half the speed of a bare
+ * parse-and-stringify loop; split, the write and the read overlap.
+ *
+ * Sessions are dealt round robin (session i to reader i mod N) and each
+ * reader sends its sessions in order, so the writer takes them in the
+ * plan's order without reordering anything. A reader runs at most WINDOW
+ * batches ahead of the writer, so memory stays bounded however big the
+ * history. Diagnostics travel inside the session they belong to, so the
+ * writer counts them against it as when it reads the session itself.
+ *
+ * This module is also the readers' entry (see parallel.ts for why the
+ * bundle can be a worker's entry).
+ */
+import { availableParallelism } from 'node:os'
+import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads'
+import type { StoreContext } from '../context.js'
+import { Diagnostics, type Diagnostic } from '../diagnostics.js'
+import { FerryError } from '../errors.js'
+import { getHarness } from '../harness/registry.js'
+import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SessionEvent } from '../archive/sync.js'
+import { asDiagnostic } from './failure.js'
+
+const MARK = 'ferryArchiveReader'
+
+/** Batches a reader may send before the writer has taken them. */
+const WINDOW = 8
+const AUTO_MIN_SESSIONS = 32
+const AUTO_MIN_BYTES = 16 * 1024 * 1024
+
+interface Setup {
+  [MARK]: true
+  ctx: Pick<StoreContext, 'env' | 'home' | 'roots' | 'maxLineBytes'>
+  items: ReadItem[]
+}
+
+type FromReader = { t: 'batch'; j: number; evs: SessionEvent[] } | { t: 'done'; j: number; evs: SessionEvent[]; fail?: Diagnostic }
+
+/**
+ * The factory `syncArchive` asks: reader threads for a run big enough to gain from them (or the
+ * `--jobs` asked for: readers besides the writer; 1 reads in the writer's thread).
+ */
+export function archiveReaders(jobs: number | undefined): ReadAheadFactory {
+  return (ctx, items, bytes) => {
+    if (jobs === 1) return null
+    const n = jobs ?? (items.length >= AUTO_MIN_SESSIONS && bytes >= AUTO_MIN_BYTES && availableParallelism() > 1 ? Math.min(availableParallelism() - 1, 2) : 0)
+    if (n < 1) return null
+    return readers(ctx, items, Math.min(n, items.length))
+  }
+}
+
+interface Slot {
+  w: Worker
+  queue: FromReader[]
+  wake: (() => void) | null
+  crashed: unknown
+  ended: boolean
+}
+
+function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead {
+  const base = { env: ctx.env, home: ctx.home, roots: ctx.roots, maxLineBytes: ctx.maxLineBytes }
+  const slots: Slot[] = Array.from({ length: n }, (_, k) => {
+    const share = items.filter((_, i) => i % n === k)
+    const w = new Worker(new URL(import.meta.url), { workerData: { [MARK]: true, ctx: base, items: share } satisfies Setup })
+    const slot: Slot = { w, queue: [], wake: null, crashed: null, ended: false }
+    const poke = () => {
+      const f = slot.wake
+      slot.wake = null
+      f?.()
+    }
+    w.on('message', (m: FromReader) => (slot.queue.push(m), poke()))
+    w.once('error', (err) => ((slot.crashed = err), poke()))
+    w.once('exit', () => ((slot.ended = true), poke()))
+    return slot
+  })
+  async function take(slot: Slot): Promise<FromReader> {
+    for (;;) {
+      const m = slot.queue.shift()
+      if (m) return m
+      if (slot.crashed) throw new FerryError(`an archive reader thread failed: ${asDiagnostic(slot.crashed).message}`, { code: 'internal' })
+      if (slot.ended) throw new FerryError('an archive reader thread ended early', { code: 'internal' })
+      await new Promise<void>((res) => (slot.wake = res))
+    }
+  }
+  async function* session(i: number): AsyncGenerator<SessionEvent[]> {
+    const slot = slots[i % n]!
+    const j = Math.floor(i / n)
+    for (;;) {
+      const m = await take(slot)
+      if (m.t === 'batch') slot.w.postMessage('ack')
+      // What is left of an earlier session the writer stopped taking (it failed while writing).
+      if (m.j < j) continue
+      if (m.evs.length) yield m.evs
+      if (m.t === 'done') {
+        if (m.fail) throw new FerryError(m.fail.message, { code: m.fail.code, ...(m.fail.source ? { source: m.fail.source } : {}), ...(m.fail.position ? { position: m.fail.position } : {}) })
+        return
+      }
+    }
+  }
+  return {
+    threads: n,
+    session,
+    close: async () => {
+      await Promise.all(slots.map((s) => s.w.terminate()))
+    },
+  }
+}
+
+/** The reader: its share of the sessions, in order, as the writer's events. */
+async function read(setup: Setup, port: MessagePort): Promise<void> {
+  let pending: SessionEvent[] = []
+  const diagnostics = new Diagnostics({ stream: null })
+  diagnostics.report = (d: Diagnostic) => void pending.push({ kind: 'diagnostic', diagnostic: d })
+  const ctx: StoreContext = { ...setup.ctx, diagnostics }
+  let inFlight = 0
+  let resume: (() => void) | null = null
+  port.on('message', () => {
+    inFlight--
+    const r = resume
+    resume = null
+    r?.()
+  })
+  const send = async (m: FromReader) => {
+    port.postMessage(m)
+    if (m.t !== 'batch') return
+    if (++inFlight >= WINDOW) await new Promise<void>((r) => (resume = r))
+  }
+  for (let j = 0; j < setup.items.length; j++) {
+    const { src, session } = setup.items[j]!
+    let fail: Diagnostic | undefined
+    try {
+      for await (const evs of sessionEvents(drain(getHarness(src).read!(ctx, session as never, { native: true })))) {
+        const out = pending.length ? [...pending, ...evs] : evs
+        pending = []
+        await send({ t: 'batch', j, evs: out })
+      }
+    } catch (err) {
+      fail = asDiagnostic(err)
+    }
+    const evs = pending
+    pending = []
+    await send({ t: 'done', j, evs, ...(fail ? { fail } : {}) })
+  }
+  port.close()
+}
+
+if (!isMainThread && parentPort && (workerData as Partial<Setup> | null)?.[MARK]) void read(workerData as Setup, parentPort)

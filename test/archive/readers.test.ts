@@ -1,0 +1,121 @@
+// `ferry archive --jobs N` (issues #16, #20): sessions read by reader threads
+// while the main thread writes give the same archive, row for row, as one
+// thread doing both, on the fixture stores of every harness; a broken session
+// is reported and skipped the same way; kill -9 mid-run leaves a sound
+// database that a re-run completes.
+import t from 'tap'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { FERRY, ROOT, ferry, tempDir } from '../helpers.js'
+import { CLAUDE, PROJECT, archive, dbOf, makeHome, query } from './helpers.js'
+
+t.setTimeout(10 * 60_000)
+
+/** Everything an archive holds that does not depend on when it was made. */
+function contents(db: string) {
+  return {
+    records: query(db, 'SELECT rid, id, sid, ord, kind, role, ts, tools, active, body, native, raw FROM records ORDER BY rid'),
+    sessions: query(db, 'SELECT sid, harness, native_id, cwd, title, header, end_rec, info, message_count, record_count, fingerprint, src_path, src_size, src_head, parent, parent_kind FROM sessions ORDER BY sid'),
+    links: query(db, 'SELECT * FROM links ORDER BY rowid'),
+    index: ['hello', 'error', 'test', 'read', 'bash', 'config'].map((w) => query(db, 'SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid', w)),
+  }
+}
+
+const summary = (s: { sessions: unknown; records: unknown; bytes: unknown }) => ({ sessions: s.sessions, records: s.records, bytes: s.bytes })
+
+t.test('--jobs 2 gives the archive --jobs 1 gives, on every harness\'s fixture store', async (t) => {
+  const home = makeHome(t)
+  const one = await archive(home, '--db', join(home, 'one.db'), '--jobs', '1')
+  const two = await archive(home, '--db', join(home, 'two.db'), '--jobs', '2')
+  t.equal(one.code, 0, one.stderr)
+  t.equal(two.code, 0, two.stderr)
+  t.ok(one.sum.sessions.added >= 6, `${one.sum.sessions.added} sessions archived`)
+  t.same(summary(two.sum), summary(one.sum), 'the same summary')
+  t.equal(one.sum.readers, 0, '--jobs 1: read in the writer\'s thread')
+  t.equal(two.sum.readers, 2, '--jobs 2: two reader threads')
+  t.equal(two.stderr, one.stderr, 'the same diagnostics')
+  const a = contents(join(home, 'one.db'))
+  const b = contents(join(home, 'two.db'))
+  t.ok(a.index.some((hits) => hits.length > 0), 'the index has hits to compare')
+  t.same(b, a, 'row for row the same: records (in the same order), sessions, links, index')
+  const again = await archive(home, '--db', join(home, 'two.db'), '--jobs', '2')
+  t.equal(again.sum.sessions.unchanged, one.sum.sessions.added, 'a re-run reads nothing')
+})
+
+t.test('--jobs 2: a session with a bad line and one whose file is cut are reported and skipped as with --jobs 1', async (t) => {
+  const zstd = spawnSync('zstd', ['--version']).status === 0
+  const home = makeHome(t)
+  const bad = join(home, PROJECT, 'dddddddd-0000-4000-8000-00000000bad1.jsonl')
+  const good = readFileSync(join(home, PROJECT, `${CLAUDE}.jsonl`), 'utf8').split('\n').slice(0, 2).map((l) => l.replaceAll(CLAUDE, 'dddddddd-0000-4000-8000-00000000bad1').replace(/"uuid":"([^"]+)"/, '"uuid":"b$1"'))
+  writeFileSync(bad, `${good[0]}\n{"type":"user", not json\n${good[1]}\n`)
+  if (zstd) {
+    // A generated Codex rollout, compressed, then cut in its frame: the read fails midway.
+    const gen = join(home, 'gen')
+    spawnSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'codex', '--out', gen, '--sessions', '1', '--lines-per-session', '300', '--seed', 'readers-cut', '--quiet'])
+    const day = join(gen, '.codex', 'sessions')
+    const find = (d: string): string => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name)
+        if (e.isDirectory()) return find(p)
+        if (e.name.endsWith('.jsonl')) return p
+      }
+      return ''
+    }
+    const rollout = find(day)
+    const z = spawnSync('zstd', ['-q', '-c', rollout]).stdout as Buffer
+    writeFileSync(join(home, '.codex', 'sessions', '2026', '11', '02', `${rollout.split('/').pop()}.zst`), z.subarray(0, Math.floor(z.length / 2)))
+    rmSync(gen, { recursive: true })
+  }
+  const one = await archive(home, '--db', join(home, 'one.db'), '--jobs', '1')
+  const two = await archive(home, '--db', join(home, 'two.db'), '--jobs', '2')
+  t.equal(two.code, 1, 'exit 1')
+  t.equal(two.sum.sessions.failed, zstd ? 2 : 1, 'the broken sessions failed')
+  t.same(summary(two.sum), summary(one.sum), 'the same summary as --jobs 1')
+  t.same(two.stderr.split('\n').sort(), one.stderr.split('\n').sort(), `the same diagnostics:\n${two.stderr}`)
+  t.ok(two.stderr.split('\n').some((l) => l.includes(`"file":"${bad}"`) && l.includes('"line":2')), 'the bad line located')
+  t.notMatch(two.stderr, /\n\s+at /, 'no stack trace')
+  t.same(contents(join(home, 'two.db')), contents(join(home, 'one.db')), 'what was archived is the same')
+})
+
+t.test('kill -9 during archive --jobs 2: integrity ok, and a re-run finishes the job', async (t) => {
+  const dir = tempDir(t, 'ferry-archive-readers-')
+  const home = join(dir, 'home')
+  const gen = spawnSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', '150', '--lines-per-session', '30', '--quiet', '--seed', 'archive-readers'])
+  t.equal(gen.status, 0, String(gen.stderr))
+  const reference = join(dir, 'ref.db')
+  const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json', '--jobs', '1'])
+  t.equal(ref.code, 0, ref.stderr)
+  const counts = (db: string) => query(db, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r, (SELECT count(*) FROM fts WHERE rowid > 0) AS f')
+  const db = join(dir, 'killed.db')
+  const child = spawn(process.execPath, [FERRY, '--home', home, '--db', db, 'archive', '--json', '--jobs', '2'], { stdio: 'ignore' })
+  const closed = new Promise((r) => child.once('close', r))
+  const t0 = Date.now()
+  const records = () => {
+    try {
+      return (query<{ n: number }>(db, 'SELECT count(*) AS n FROM records')[0]?.n ?? 0)
+    } catch {
+      return 0
+    }
+  }
+  while (Date.now() - t0 < 60_000 && !(existsSync(db) && records() > 0)) await new Promise((r) => setTimeout(r, 20))
+  child.kill('SIGKILL')
+  await closed
+  t.same(query(db, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }], 'integrity after kill -9')
+  const partial = records()
+  const want = counts(reference)[0] as { r: number }
+  t.ok(partial > 0 && partial < want.r, `killed mid-way (${partial} of ${want.r} records)`)
+  const rerun = await ferry(['--home', home, '--db', db, 'archive', '--json', '--jobs', '2'])
+  t.equal(rerun.code, 0, rerun.stderr)
+  t.same(counts(db), counts(reference), 'sessions, records and index as an uninterrupted run')
+})
+
+t.test('--jobs: a positive whole number, else exit 2 and no archive made', async (t) => {
+  const home = makeHome(t)
+  for (const bad of ['0', 'x', '2.5']) {
+    const r = await archive(home, '--jobs', bad)
+    t.equal(r.code, 2, `--jobs ${bad}: exit 2`)
+    t.match(r.stderr, /--jobs/, 'the message names --jobs')
+  }
+  t.notOk(existsSync(dbOf(home)), 'no archive made')
+})
