@@ -27,7 +27,7 @@ import { asDiagnostic } from './failure.js'
 const MARK = 'ferryArchiveReader'
 
 /** Batches a reader may send before the writer has taken them. */
-const WINDOW = 8
+const WINDOW = 32
 const AUTO_MIN_SESSIONS = 32
 const AUTO_MIN_BYTES = 16 * 1024 * 1024
 

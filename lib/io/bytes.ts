@@ -17,22 +17,32 @@ import * as zlib from 'node:zlib'
 import { Decompress } from 'fzstd'
 import { FerryError } from '../errors.js'
 import { destroyWhenDrained } from './drain.js'
+import { threadedFzstd } from './zstd-thread.js'
+import { availableParallelism } from 'node:os'
 
-export type ZstdDecoder = 'native' | 'fzstd'
+/** `fzstd-thread`: fzstd in a worker thread (zstd-thread.ts), for big files where native zstd is missing. */
+export type ZstdDecoder = 'native' | 'fzstd' | 'fzstd-thread'
 
 type NativeZstd = (opts?: object) => Transform
 /** Node's zstd decompressor when this Node has one (feature-detected: @types/node 20 does not declare it). */
 const createNative = (zlib as unknown as { createZstdDecompress?: NativeZstd }).createZstdDecompress
 
 /** The decoders this Node can run, the preferred first. */
-export const zstdDecoders: readonly ZstdDecoder[] = typeof createNative === 'function' ? ['native', 'fzstd'] : ['fzstd']
+export const zstdDecoders: readonly ZstdDecoder[] = typeof createNative === 'function' ? ['native', 'fzstd', 'fzstd-thread'] : ['fzstd', 'fzstd-thread']
+
+/** Compressed files from this size get fzstd in a thread of its own (starting one costs about 30 ms). */
+const THREAD_MIN_BYTES = 8 * 1024 * 1024
 
 /**
- * The decoder used when none is asked for: native when available.
- * `FERRY_ZSTD_DECODER=fzstd` forces the fallback (to compare the two on one Node).
+ * The decoder used when none is asked for: native when available; else fzstd, in a thread of its
+ * own for a file of `bytes` ≥ 8 MiB on a machine with a second CPU.
+ * `FERRY_ZSTD_DECODER=fzstd` (or `fzstd-thread`) forces one (to compare them on one Node).
  */
-export function defaultZstdDecoder(): ZstdDecoder {
-  return process.env.FERRY_ZSTD_DECODER === 'fzstd' ? 'fzstd' : zstdDecoders[0]!
+export function defaultZstdDecoder(bytes = 0): ZstdDecoder {
+  const forced = process.env.FERRY_ZSTD_DECODER
+  if (forced === 'fzstd' || forced === 'fzstd-thread') return forced
+  if (zstdDecoders[0] === 'native') return 'native'
+  return bytes >= THREAD_MIN_BYTES && availableParallelism() > 1 ? 'fzstd-thread' : 'fzstd'
 }
 
 const ZSTD_MAGIC = 0xfd2fb528
@@ -64,6 +74,8 @@ export function zstdDecompress(file?: string, decoder: ZstdDecoder = defaultZstd
     if (typeof createNative !== 'function') throw new Error(`native zstd is not available on Node ${process.version}`)
     return nativeDecompress(createNative, file)
   }
+  if (decoder === 'fzstd-thread')
+    return threadedFzstd((message, at) => new FerryError(`zstd: ${message}`, { code: 'bad-zstd', position: { ...(file === undefined ? {} : { file }), offset: at } }))
   let offset = 0
   let sawInput = false
   let out: Transform
@@ -178,7 +190,7 @@ export async function openBytes(path: string, opts: OpenBytesOptions = {}): Prom
   const end = !compressed && opts.endByte !== undefined ? { end: opts.endByte - 1 } : {}
   const raw = createReadStream(path, { fd, start: 0, ...end, highWaterMark: opts.highWaterMark ?? 256 * 1024 })
   if (!compressed) return { stream: raw, compressed }
-  const dec = zstdDecompress(path, opts.decoder)
+  const dec = zstdDecompress(path, opts.decoder ?? defaultZstdDecoder(fstatSync(fd).size))
   raw.on('error', (err) => dec.destroy(err))
   // A consumer that stops early destroys the decoder; the file must close with it.
   dec.on('close', () => raw.destroy())

@@ -1,6 +1,7 @@
 /**
- * The two zstd decoders (issue #20): Node's native one (Node >= 22.15) and
- * fzstd (the Node 20 fallback) give the same records and ids, byte for byte,
+ * The zstd decoders (issue #20): Node's native one (Node >= 22.15) and
+ * fzstd (the Node 20 fallback; inline, or in a thread of its own for a big
+ * file) give the same records and ids, byte for byte,
  * through the real CLI; a truncated frame fails the same way on both. The
  * native side runs in a child process on the Node 24 binary that `.ci/run`
  * caches (or FERRY_NODE24), and on the running Node when it has native zstd.
@@ -26,7 +27,7 @@ interface Run {
  * reader waits a second before reading, so ferry's stages are full (backpressure) when the
  * decoder meets damage, as when a user pipes into a pager.
  */
-function cat(node: string, file: string, home: string, decoder?: 'fzstd', slow = false): Run {
+function cat(node: string, file: string, home: string, decoder?: 'fzstd' | 'fzstd-thread', slow = false): Run {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
   delete env.FERRY_ZSTD_DECODER
   if (decoder) env.FERRY_ZSTD_DECODER = decoder
@@ -72,6 +73,11 @@ t.test('native zstd and fzstd give the same interchange stream, byte for byte', 
   const records = ref.stdout.toString().trim().split('\n')
   t.ok(records.length > 600, `${records.length} records`)
   t.equal(cat(process.execPath, s.multi, s.home, 'fzstd').stdout.toString().split('\n').length, ref.stdout.toString().split('\n').length, 'several frames: as many records')
+  // fzstd in a thread of its own (the default on Node 20 for a big file): the same bytes.
+  const th = cat(process.execPath, s.one, s.home, 'fzstd-thread')
+  t.equal(th.code, 0, th.stderr)
+  t.ok(th.stdout.equals(ref.stdout), `fzstd in a thread: identical to inline fzstd (${th.stdout.length} bytes)`)
+  t.ok(cat(process.execPath, s.multi, s.home, 'fzstd-thread').stdout.equals(cat(process.execPath, s.multi, s.home, 'fzstd').stdout), 'fzstd in a thread: several frames identical')
 
   const natives: Array<[string, string]> = []
   if (zstdDecoders.includes('native')) natives.push([process.execPath, `node ${process.version} (this process)`])
@@ -95,6 +101,8 @@ t.test('a truncated .zst: the same good records and a located bad-zstd error fro
   const s = store(t)
   const runs: Array<[string, Run]> = [['fzstd', cat(process.execPath, s.cut, s.home, 'fzstd')]]
   runs.push(['fzstd, slow reader', cat(process.execPath, s.cut, s.home, 'fzstd', true)])
+  runs.push(['fzstd in a thread', cat(process.execPath, s.cut, s.home, 'fzstd-thread')])
+  runs.push(['fzstd in a thread, slow reader', cat(process.execPath, s.cut, s.home, 'fzstd-thread', true)])
   const natives: Array<[string, string]> = []
   if (zstdDecoders.includes('native')) natives.push([process.execPath, `native on ${process.version}`])
   if (existsSync(NODE24) && NODE24 !== process.execPath) natives.push([NODE24, 'native on node 24'])
