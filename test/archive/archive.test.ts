@@ -13,7 +13,7 @@ import { FERRY, FIXTURES, ROOT, ferry, jsonl, tempDir } from '../helpers.js'
 process.env.TZ = 'UTC'
 t.setTimeout(10 * 60_000)
 
-import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, dbOf, makeHome, query } from './helpers.js'
+import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, dbOf, makeHome, query, generatedHome } from './helpers.js'
 
 /** Records a reader gives for a session (its sub-agents' included), headers and ends left out. */
 async function readerRecords(home: string, sid: string): Promise<any[]> {
@@ -170,10 +170,7 @@ t.test('a corrupt session is reported with file and line and skipped; the others
 })
 
 t.test('kill -9 during archive, then a re-run: integrity ok and the counts right; two runs at once', async (t) => {
-  const dir = tempDir(t, 'ferry-archive-gen-')
-  const home = join(dir, 'home')
-  const gen = spawnSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', '60', '--lines-per-session', '30', '--quiet', '--seed', 'archive-test'])
-  t.equal(gen.status, 0, String(gen.stderr))
+  const { dir, home } = generatedHome(t, 60, 'archive-test')
   const reference = join(dir, 'ref.db')
   const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json'])
   t.equal(ref.code, 0, ref.stderr)

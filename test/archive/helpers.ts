@@ -1,8 +1,9 @@
 /** The fixture HOME of the archive tests, and how they run and query it. */
+import { spawnSync } from 'node:child_process'
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { FIXTURES, ferry, tempDir } from '../helpers.js'
+import { FIXTURES, ROOT, ferry, tempDir } from '../helpers.js'
 
 export const CLAUDE = '3f1c9a2e-5b7d-4c1e-9a3f-000000000001'
 export const CODEX = '019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b'
@@ -36,3 +37,12 @@ export function query<T = Record<string, unknown>>(db: string, sql: string, ...a
   }
 }
 
+
+/** A temp folder with a HOME of generated Claude Code sessions (bench/gen.mjs, deterministic), and that HOME. */
+export function generatedHome(t: Parameters<typeof tempDir>[0], sessions: number, seed: string): { dir: string; home: string } {
+  const dir = tempDir(t, 'ferry-archive-gen-')
+  const home = join(dir, 'home')
+  const gen = spawnSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', String(sessions), '--lines-per-session', '30', '--quiet', '--seed', seed])
+  if (gen.status !== 0) throw new Error(`gen.mjs failed: ${String(gen.stderr)}`)
+  return { dir, home }
+}

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FERRY, ROOT, ferry, tempDir } from '../helpers.js'
-import { CLAUDE, PROJECT, archive, dbOf, makeHome, query } from './helpers.js'
+import { CLAUDE, PROJECT, archive, dbOf, makeHome, query, generatedHome } from './helpers.js'
 
 t.setTimeout(10 * 60_000)
 
@@ -79,10 +79,7 @@ t.test('--jobs 2: a session with a bad line and one whose file is cut are report
 })
 
 t.test('kill -9 during archive --jobs 2: integrity ok, and a re-run finishes the job', async (t) => {
-  const dir = tempDir(t, 'ferry-archive-readers-')
-  const home = join(dir, 'home')
-  const gen = spawnSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', '150', '--lines-per-session', '30', '--quiet', '--seed', 'archive-readers'])
-  t.equal(gen.status, 0, String(gen.stderr))
+  const { dir, home } = generatedHome(t, 150, 'archive-readers')
   const reference = join(dir, 'ref.db')
   const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json', '--jobs', '1'])
   t.equal(ref.code, 0, ref.stderr)
