@@ -17,6 +17,7 @@
  * the CLI bundle that contains it) with `workerData[MARK]` runs `work`.
  */
 import { availableParallelism } from 'node:os'
+import { resolve as resolvePath } from 'node:path'
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads'
 import { Transform } from 'node:stream'
 import type { StoreContext } from '../context.js'
@@ -25,6 +26,7 @@ import { FerryError, NotWrittenError, UsageError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
 import type { Harness, SessionInfo, WrittenSession } from '../harness/types.js'
 import { readableOf } from '../io/drain.js'
+import { sweepOnExit } from '../io/atomic.js'
 import type { FerryRecord } from '../model.js'
 import { pipeline } from '../pipeline.js'
 import type { ResolvedRef } from '../refs.js'
@@ -67,7 +69,7 @@ export function jobsFlag(argv: Args): number | undefined {
 export async function jobsFor(argv: Args, to: Harness, outKind: string, resolved: ResolvedRef[], rawArgs: string[]): Promise<number> {
   const asked = jobsFlag(argv)
   if (asked === 1 || resolved.length < 2 || argv['dry-run'] === true) return 1
-  if (!(to.independentSessions as readonly string[] | undefined)?.includes(outKind)) return 1
+  if (!to.independentSessions || outKind !== 'dir') return 1
   if (!(await transformsPerSession(rawArgs))) return 1
   if (asked !== undefined) return Math.min(asked, resolved.length)
   const bytes = resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
@@ -129,9 +131,28 @@ export async function writeInWorkers(ctx: StoreContext, plan: Parallel, to: stri
     next += items.length
     return items
   }
+  // A signal ends the process from this thread, and the workers' temp files must still go: the
+  // workers are stopped first (they make temp files synchronously, so none is still being made),
+  // then the signal is raised again for the exit hooks, which sweep --out DIR (sweepOnExit).
+  if (typeof sinkOpts.out === 'string') sweepOnExit(resolvePath(sinkOpts.out))
+  const workers: Worker[] = []
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+  const unhook = () => {
+    for (const sig of signals) process.off(sig, onSignal)
+  }
+  let stopping = false
+  const onSignal = (sig: NodeJS.Signals) => {
+    unhook()
+    stopping = true
+    // Alive until the signal, raised again, ends the process (nothing else may end it first).
+    setInterval(() => {}, 1 << 30)
+    void Promise.allSettled(workers.map((w) => w.terminate())).then(() => process.kill(process.pid, sig))
+  }
+  for (const sig of signals) process.on(sig, onSignal)
   const run = () =>
     new Promise<void>((resolve, reject) => {
       const w = new Worker(new URL(import.meta.url), { workerData: setup })
+      workers.push(w)
       w.on('message', (m: FromWorker) => {
         if (m.t === 'next') w.postMessage(batch())
         else if (m.t === 'written') on.written(m.ws)
@@ -141,9 +162,11 @@ export async function writeInWorkers(ctx: StoreContext, plan: Parallel, to: stri
         else if (m.t === 'fatal') fatal ??= m.d
       })
       w.once('error', reject)
-      w.once('exit', (code) => (code === 0 ? resolve() : reject(new FerryError(`a convert worker stopped with exit code ${code}`))))
+      w.once('exit', (code) => (code === 0 || stopping ? resolve() : reject(new FerryError(`a convert worker stopped with exit code ${code}`))))
     })
   const ended = await Promise.allSettled(Array.from({ length: plan.jobs }, run))
+  if (stopping) await new Promise<never>(() => {})
+  unhook()
   const crashed = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected')
   const first = fatal as Diagnostic | null
   if (first) throw new FerryError(first.message, { code: first.code, ...(first.source ? { source: first.source } : {}), ...(first.position ? { position: first.position } : {}) })

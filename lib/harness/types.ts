@@ -124,11 +124,12 @@ export interface HarnessSpec<Id extends string = string, RF extends Flags = Flag
   /** `--out FILE` holds exactly one session (an import document): several into one file are a usage error. */
   oneSessionPerFile?: boolean
   /**
-   * The `--out` kinds (`dir`: a folder given with `--out`; `store`: the agent's own store) where the
-   * sink writes every session to files of its own and shares nothing between sessions, so several
-   * sinks may write sessions at once (`convert --jobs`). Absent: sessions are written one at a time.
+   * Into a folder given with `--out DIR/`, the sink writes every session to files of its own directly
+   * in it and shares nothing between sessions, so several sinks may write sessions at once
+   * (`convert --jobs`; on a signal the main thread removes their temp files from DIR).
+   * Absent: sessions are written one at a time.
    */
-  independentSessions?: readonly ('dir' | 'store')[]
+  independentSessions?: boolean
   /**
    * Whether the executable found on PATH for the resume command (its real
    * path, symlinks resolved) is this agent's, when the name is a common word

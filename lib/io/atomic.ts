@@ -18,7 +18,7 @@
  * symlinked directory inside a store makes a write leave it.
  */
 import { randomBytes } from 'node:crypto'
-import { closeSync, createWriteStream, fsync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync, type WriteStream } from 'node:fs'
+import { closeSync, createWriteStream, fsync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, writeSync, type WriteStream } from 'node:fs'
 import { mkdir, link, open, rename, rm, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { once } from 'node:events'
@@ -35,16 +35,41 @@ async function dropTemp(tmp: string, dir = false): Promise<void> {
   live.delete(tmp)
   await rm(tmp, { force: true, ...(dir ? { recursive: true } : {}) })
 }
+/** Folders where other threads of this process write temp files (see sweepOnExit). */
+const swept = new Set<string>()
 let hooked = false
-function track(path: string): void {
-  live.add(path)
+function hook(): void {
   if (hooked) return
   hooked = true
   // signal-exit runs this on every exit path it can see (signals it re-raises
   // afterwards, so the exit status still says we were killed; process.exit).
   onExit(() => {
     for (const p of live) rmSync(p, { recursive: true, force: true })
+    const mine = `${TEMP_PREFIX}${process.pid}-`
+    for (const dir of swept) {
+      let names: string[] = []
+      try {
+        names = readdirSync(dir)
+      } catch {
+        // Not made yet, or gone.
+      }
+      for (const n of names) if (n.startsWith(mine)) rmSync(join(dir, n), { recursive: true, force: true })
+    }
   })
+}
+function track(path: string): void {
+  live.add(path)
+  hook()
+}
+
+/**
+ * On exit (a signal included), also remove this process's temp files directly in `dir`. For worker
+ * threads writing there (`convert --jobs`): a signal ends the process from the main thread, where
+ * their own lists of temp files are not, and their names carry the process id.
+ */
+export function sweepOnExit(dir: string): void {
+  swept.add(dir)
+  hook()
 }
 
 export function tempPathFor(finalPath: string): string {
@@ -100,14 +125,16 @@ export class AtomicFile {
     const tmp = tempPathFor(path)
     // Tracked before it exists: a signal or a failure while it is opening still removes it.
     track(tmp)
-    const stream = createWriteStream(tmp, { flags: 'wx', highWaterMark: 256 * 1024 })
+    // Made synchronously: once a thread writing here is stopped, no open of its is still under way
+    // that could leave a temp file after the sweep (convert --jobs, sweepOnExit).
+    let fd: number
     try {
-      await once(stream, 'open')
+      fd = openSync(tmp, 'wx')
     } catch (err) {
-      stream.destroy()
-      await dropTemp(tmp)
+      live.delete(tmp)
       throw err
     }
+    const stream = createWriteStream(tmp, { fd, highWaterMark: 256 * 1024 })
     return new AtomicFile(path, tmp, stream)
   }
 

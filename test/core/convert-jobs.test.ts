@@ -78,7 +78,11 @@ t.test('--jobs 2: a broken session and an existing one are reported as in a sequ
   const b = await run('2', two)
   t.equal(a.code, 1, 'sequential: exit 1')
   t.equal(b.code, 1, 'parallel: exit 1')
-  const errs = (s: string, dir: string) => lines(s).map((l) => l.replace(dir, '')).sort()
+  // Sorted, and the summary's counts too: with workers, problems are met in the order sessions complete.
+  const errs = (s: string, dir: string) =>
+    lines(s)
+      .map((l) => l.replace(dir, '').replace(/^(ferry: \d+ error\(s\), \d+ warning\(s\): )(.*)$/, (_m, head: string, list: string) => head + list.split(', ').sort().join(', ')))
+      .sort()
   t.same(errs(b.stderr, two), errs(a.stderr, one), `the same diagnostics:\n${b.stderr}`)
   t.match(b.stderr, /ferry: error: .*\.jsonl\.zst:\d+ \(byte \d+\): zstd: /, 'the cut file located')
   t.match(b.stderr, /exists/, 'the existing session reported')
@@ -117,6 +121,31 @@ t.test('kill -9 during convert --jobs 2: no partial session under a final name, 
   const again = await ferry(['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out, '--force', '--jobs', '2'], { timeout: 120_000 })
   t.equal(again.code, 0, again.stderr)
   t.same(finals(out), finals(ref), 'a re-run with --force completes the export')
+})
+
+t.test('SIGINT and SIGTERM during convert --jobs 2: no temp file left, only complete sessions', async (t) => {
+  const home = tempDir(t, 'ferry-jobs-int-')
+  gen(home, 'claude', 150, 'jobs-int')
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const out = join(home, signal) + '/'
+    const child = spawn(process.execPath, [FERRY, '--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out, '--jobs', '2'], { stdio: 'ignore' })
+    const exited = new Promise<NodeJS.Signals | null>((res) => child.on('exit', (_code, sig) => res(sig)))
+    // Signalled while the workers have files open: some committed, others still temp files.
+    for (let i = 0; i < 6000 && child.exitCode === null; i++) {
+      let temps = 0
+      try {
+        temps = readdirSync(out).filter((f) => f.startsWith(TEMP_PREFIX)).length
+      } catch {
+        // Not made yet.
+      }
+      if (temps > 0 && finals(out).length >= 3) break
+      await new Promise((r) => setTimeout(r, 2))
+    }
+    child.kill(signal)
+    t.equal(await exited, signal, `${signal}: ended by it`)
+    t.same(readdirSync(out).filter((f) => f.startsWith(TEMP_PREFIX)), [], `${signal}: no temp file left`)
+    t.ok(finals(out).length < 150, `${signal}: stopped before the end (${finals(out).length} written)`)
+  }
 })
 
 t.test('--jobs: a positive whole number, else exit 2 before anything is written', async (t) => {

@@ -17,6 +17,6 @@ export const ferry = defineHarness({
   read: (ctx, session) => readStream(ctx, session),
   sink: streamSink,
   // One file per session, each written under a temp name and linked into place (sink.ts).
-  independentSessions: ['dir'],
+  independentSessions: true,
   tools,
 })
