@@ -45,6 +45,13 @@ export function createContext(opts: ContextOptions = {}): StoreContext {
   return { env: base, home, roots, diagnostics: opts.diagnostics ?? new Diagnostics(), maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES }
 }
 
+/** What a context is apart from its diagnostics: plain data, for a worker thread to rebuild it from. */
+export type PortableContext = Omit<StoreContext, 'diagnostics'>
+
+export function portableContext(ctx: StoreContext): PortableContext {
+  return { env: ctx.env, home: ctx.home, roots: ctx.roots, maxLineBytes: ctx.maxLineBytes }
+}
+
 /** `$XDG_DATA_HOME`, else `~/.local/share` (and likewise for the other XDG bases). */
 export function xdgDir(ctx: StoreContext, kind: 'data' | 'config' | 'state' | 'cache'): string {
   const envName = `XDG_${kind.toUpperCase()}_HOME`

@@ -17,12 +17,12 @@
  */
 import { availableParallelism } from 'node:os'
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads'
-import type { StoreContext } from '../context.js'
+import { portableContext, type PortableContext, type StoreContext } from '../context.js'
 import { Diagnostics, type Diagnostic } from '../diagnostics.js'
 import { FerryError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
 import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SessionEvent } from '../archive/sync.js'
-import { asDiagnostic } from './failure.js'
+import { asDiagnostic, fromDiagnostic } from './failure.js'
 
 const MARK = 'ferryArchiveReader'
 
@@ -33,7 +33,7 @@ const AUTO_MIN_BYTES = 16 * 1024 * 1024
 
 interface Setup {
   [MARK]: true
-  ctx: Pick<StoreContext, 'env' | 'home' | 'roots' | 'maxLineBytes'>
+  ctx: PortableContext
   items: ReadItem[]
 }
 
@@ -61,7 +61,7 @@ interface Slot {
 }
 
 function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead {
-  const base = { env: ctx.env, home: ctx.home, roots: ctx.roots, maxLineBytes: ctx.maxLineBytes }
+  const base = portableContext(ctx)
   const slots: Slot[] = Array.from({ length: n }, (_, k) => {
     const share = items.filter((_, i) => i % n === k)
     const w = new Worker(new URL(import.meta.url), { workerData: { [MARK]: true, ctx: base, items: share } satisfies Setup })
@@ -95,7 +95,7 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead {
       if (m.j < j) continue
       if (m.evs.length) yield m.evs
       if (m.t === 'done') {
-        if (m.fail) throw new FerryError(m.fail.message, { code: m.fail.code, ...(m.fail.source ? { source: m.fail.source } : {}), ...(m.fail.position ? { position: m.fail.position } : {}) })
+        if (m.fail) throw fromDiagnostic(m.fail)
         return
       }
     }

@@ -31,6 +31,11 @@ export function asDiagnostic(err: unknown): Diagnostic {
   return { severity: 'error', code: fe.code, message: fe.message, ...(fe.position ? { position: fe.position } : {}), ...(fe.source ? { source: fe.source } : {}) }
 }
 
+/** A diagnostic back as the error it describes (one that crossed from a worker thread). */
+export function fromDiagnostic(d: Diagnostic): FerryError {
+  return new FerryError(d.message, { code: d.code, ...(d.source ? { source: d.source } : {}), ...(d.position ? { position: d.position } : {}) })
+}
+
 export function reportFailure(err: unknown, json: boolean): void {
   const usage = isUsage(err)
   if (json) process.stderr.write(failureJson(err) + '\n')

@@ -20,7 +20,7 @@ import { availableParallelism } from 'node:os'
 import { resolve as resolvePath } from 'node:path'
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads'
 import { Transform } from 'node:stream'
-import type { StoreContext } from '../context.js'
+import { portableContext, type PortableContext, type StoreContext } from '../context.js'
 import { Diagnostics, type Diagnostic } from '../diagnostics.js'
 import { FerryError, NotWrittenError, UsageError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
@@ -30,10 +30,10 @@ import { sweepOnExit } from '../io/atomic.js'
 import type { FerryRecord } from '../model.js'
 import { pipeline } from '../pipeline.js'
 import type { ResolvedRef } from '../refs.js'
-import { asDiagnostic } from './failure.js'
+import { asDiagnostic, fromDiagnostic } from './failure.js'
 import { salvageRecords, salvageThrough } from './io.js'
 import type { Args } from './options.js'
-import { readSession } from './sources.js'
+import { bytesOf, readSession } from './sources.js'
 import { buildTransforms, transformsPerSession } from './transforms.js'
 
 const MARK = 'ferryConvertWorker'
@@ -51,6 +51,12 @@ export interface Parallel {
   readOpts: Record<string, Record<string, unknown>>
   /** The command line's joined argv: each worker builds its own transform stages from it. */
   rawArgs: string[]
+}
+
+/** The sessions shared out among `jobs` workers, with each source harness's read options. */
+export function parallelPlan(jobs: number, resolved: ResolvedRef[], rawArgs: string[], readOpts: (harness: string) => Record<string, unknown>): Parallel {
+  const ids = new Set(resolved.map((r) => r.session.harness || r.harness.id))
+  return { jobs, resolved, rawArgs, readOpts: Object.fromEntries([...ids].map((id) => [id, readOpts(id)])) }
 }
 
 /** `--jobs`: a positive whole number, or absent (chosen here). */
@@ -72,8 +78,7 @@ export async function jobsFor(argv: Args, to: Harness, outKind: string, resolved
   if (!to.independentSessions || outKind !== 'dir') return 1
   if (!(await transformsPerSession(rawArgs))) return 1
   if (asked !== undefined) return Math.min(asked, resolved.length)
-  const bytes = resolved.reduce((n, r) => n + (r.session.bytes ?? 0), 0)
-  if (resolved.length < AUTO_MIN_SESSIONS || bytes < AUTO_MIN_BYTES) return 1
+  if (resolved.length < AUTO_MIN_SESSIONS || bytesOf(resolved) < AUTO_MIN_BYTES) return 1
   return Math.max(1, Math.min(availableParallelism(), AUTO_MAX_JOBS, resolved.length))
 }
 
@@ -84,7 +89,7 @@ interface Item {
 
 interface Setup {
   [MARK]: true
-  ctx: Pick<StoreContext, 'env' | 'home' | 'roots' | 'maxLineBytes'>
+  ctx: PortableContext
   to: string
   sinkOpts: Record<string, unknown>
   readOpts: Record<string, Record<string, unknown>>
@@ -117,7 +122,7 @@ export async function writeInWorkers(ctx: StoreContext, plan: Parallel, to: stri
   let fatal: Diagnostic | null = null
   const setup: Setup = {
     [MARK]: true,
-    ctx: { env: ctx.env, home: ctx.home, roots: ctx.roots, maxLineBytes: ctx.maxLineBytes },
+    ctx: portableContext(ctx),
     to,
     sinkOpts,
     readOpts: plan.readOpts,
@@ -169,7 +174,7 @@ export async function writeInWorkers(ctx: StoreContext, plan: Parallel, to: stri
   unhook()
   const crashed = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected')
   const first = fatal as Diagnostic | null
-  if (first) throw new FerryError(first.message, { code: first.code, ...(first.source ? { source: first.source } : {}), ...(first.position ? { position: first.position } : {}) })
+  if (first) throw fromDiagnostic(first)
   if (crashed) throw crashed.reason
 }
 

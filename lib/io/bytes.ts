@@ -10,6 +10,7 @@
  * and the compressed byte offset, after everything decoded before it has
  * been passed on.
  */
+import { availableParallelism } from 'node:os'
 import { close, closeSync, createReadStream, fstatSync, openSync, read, readSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { Readable, Transform, type TransformCallback } from 'node:stream'
@@ -18,7 +19,6 @@ import { Decompress } from 'fzstd'
 import { FerryError } from '../errors.js'
 import { destroyWhenDrained } from './drain.js'
 import { threadedFzstd } from './zstd-thread.js'
-import { availableParallelism } from 'node:os'
 
 /** `fzstd-thread`: fzstd in a worker thread (zstd-thread.ts), for big files where native zstd is missing. */
 export type ZstdDecoder = 'native' | 'fzstd' | 'fzstd-thread'
@@ -68,23 +68,26 @@ export async function hasZstdMagic(path: string): Promise<boolean> {
   }
 }
 
+/** Damage in a zstd stream, located at the compressed byte offset reached; the same from every decoder. */
+function zstdError(file: string | undefined, err: unknown, offset: number): FerryError {
+  return new FerryError(`zstd: ${err instanceof Error ? err.message : String(err)}`, {
+    code: 'bad-zstd',
+    position: { ...(file === undefined ? {} : { file }), offset },
+    cause: err,
+  })
+}
+
 /** A Transform that decompresses a zstd stream (one or more frames). */
 export function zstdDecompress(file?: string, decoder: ZstdDecoder = defaultZstdDecoder()): Transform {
   if (decoder === 'native') {
     if (typeof createNative !== 'function') throw new Error(`native zstd is not available on Node ${process.version}`)
     return nativeDecompress(createNative, file)
   }
-  if (decoder === 'fzstd-thread')
-    return threadedFzstd((message, at) => new FerryError(`zstd: ${message}`, { code: 'bad-zstd', position: { ...(file === undefined ? {} : { file }), offset: at } }))
+  if (decoder === 'fzstd-thread') return threadedFzstd((message, at) => zstdError(file, new Error(message), at))
   let offset = 0
   let sawInput = false
   let out: Transform
-  const fail = (err: unknown): FerryError =>
-    new FerryError(`zstd: ${err instanceof Error ? err.message : String(err)}`, {
-      code: 'bad-zstd',
-      position: { ...(file === undefined ? {} : { file }), offset },
-      cause: err,
-    })
+  const fail = (err: unknown): FerryError => zstdError(file, err, offset)
   const make = () =>
     new Decompress((chunk: Uint8Array) => {
       out.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
@@ -129,12 +132,7 @@ function nativeDecompress(create: NativeZstd, file: string | undefined): Transfo
   let failed = false
   // 16 KiB (zlib's default) outputs cost a callback, a push and often a line carried over each: match the read size.
   const z = create({ chunkSize: 256 * 1024 })
-  const fail = (err: unknown): FerryError =>
-    new FerryError(`zstd: ${err instanceof Error ? err.message : String(err)}`, {
-      code: 'bad-zstd',
-      position: { ...(file === undefined ? {} : { file }), offset },
-      cause: err,
-    })
+  const fail = (err: unknown): FerryError => zstdError(file, err, offset)
   const out = new Transform({
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       sawInput ||= chunk.length > 0

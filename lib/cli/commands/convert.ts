@@ -3,9 +3,8 @@ import { getHarness } from '../../harness/registry.js'
 import { contextFrom, readFlagOptions, readOptsFor, type Args } from '../options.js'
 import { finishDiagnostics } from '../io.js'
 import { bytesOf, resolveSources, selectionOptions, sourceOf } from '../sources.js'
-import { jobsFor } from '../parallel.js'
-import { outKind } from '../sink-run.js'
-import { runIntoSink } from '../sink-run.js'
+import { jobsFor, parallelPlan } from '../parallel.js'
+import { outKind, runIntoSink } from '../sink-run.js'
 import { buildTransforms, loadTransforms } from '../transforms.js'
 import { toOptions, writeOpts } from './write.js'
 import { UsageError } from '../../errors.js'
@@ -39,7 +38,7 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
   const transforms = await buildTransforms(argv.rawArgs)
   const opts = writeOpts(argv)
   const jobs = await jobsFor(argv, target, outKind(opts.out as string | undefined), resolved, argv.rawArgs)
-  const { source, count, bytes } = jobs > 1 ? { source: { jobs, resolved, rawArgs: argv.rawArgs, readOpts: Object.fromEntries(resolved.map((r) => r.session.harness || r.harness.id).map((id) => [id, readOpts(id)])) }, count: resolved.length, bytes: bytesOf(resolved) } : sourceOf(ctx, resolved, readOpts)
+  const { source, count, bytes } = jobs > 1 ? { source: parallelPlan(jobs, resolved, argv.rawArgs, readOpts), count: resolved.length, bytes: bytesOf(resolved) } : sourceOf(ctx, resolved, readOpts)
   await runIntoSink(ctx, source, transforms, to, opts, { json: Boolean(argv.json), dryRun: Boolean(argv['dry-run']), total: { sessions: count, bytes }, quiet: Boolean(argv.quiet) })
   finishDiagnostics(ctx.diagnostics)
 }
