@@ -3,6 +3,7 @@
 // plain closing line `N passed, N failed` that CI's log reader looks for
 // (tap's own summary line is not one it recognises).
 import { spawn, spawnSync } from 'node:child_process'
+import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -16,6 +17,10 @@ if (tsc.status !== 0 || bundle.status !== 0) {
 }
 
 const args = process.argv.slice(2)
+// Two test files per core: most of a test file's time is spent waiting on the
+// ferry processes it starts and on fsync, so one per core left a core idle
+// (16.7 CPU-min in 13.7 min wall; with two per core, 8.6 min wall).
+if (!args.some((a) => a.startsWith('--jobs') || a.startsWith('-j'))) args.unshift(`--jobs=${2 * availableParallelism()}`)
 const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=base', ...args], {
   cwd: root,
   stdio: ['inherit', 'pipe', 'inherit'],
