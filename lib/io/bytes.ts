@@ -195,6 +195,28 @@ export async function openBytes(path: string, opts: OpenBytesOptions = {}): Prom
   return { stream: raw.pipe(dec), compressed }
 }
 
+/**
+ * The first `n` bytes of the file's content, decompressed when it is zstd (only that far), or
+ * fewer when it is shorter; damage after the bytes it gives does not matter here.
+ */
+export async function headBytes(path: string, n: number): Promise<Buffer> {
+  const { stream } = await openBytes(path, { highWaterMark: Math.max(n, 16 * 1024) })
+  const parts: Buffer[] = []
+  let got = 0
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      parts.push(chunk)
+      got += chunk.length
+      if (got >= n) break
+    }
+  } catch (err) {
+    if (!got) throw err
+  } finally {
+    stream.destroy()
+  }
+  return Buffer.concat(parts).subarray(0, n)
+}
+
 /** Plain files up to this size are read whole, synchronously, in one read. */
 export const SMALL_FILE = 1024 * 1024
 

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
 import { ferry, jsonl, tempDir } from '../helpers.js'
 
 const A = 'ferry:sess-a'
@@ -45,6 +46,24 @@ t.test('cat → write --to ferry --out DIR → cat is a fixpoint, one file per s
   const again = await ferry(['cat', join(dir, 'ferry-sess-a.ferry.jsonl'), join(dir, 'ferry-sess-b.ferry.jsonl')])
   t.equal(again.code, 0, again.stderr)
   t.same(records(again.stdout), records(first.stdout))
+})
+
+t.test('an interchange file compressed with zstd is recognised by its content and read whole', async (t) => {
+  const dir = tempDir(t)
+  const text = [...session(A, 'first', 3), ...session(B, 'second', 2)].join('\n') + '\n'
+  const plain = join(dir, 'stream.jsonl')
+  writeFileSync(plain, text)
+  // Both names: the usual `.jsonl.zst` and a bare `.zst` (recognised by the zstd magic and the decompressed head).
+  for (const name of ['stream.jsonl.zst', 'stream.zst']) {
+    execFileSync('zstd', ['-q', '-f', plain, '-o', join(dir, name)])
+    const r = await ferry(['cat', join(dir, name)])
+    t.equal(r.code, 0, `${name}: ${r.stderr}`)
+    t.same(records(r.stdout), text.trim().split('\n').map((l) => JSON.parse(l)), `${name}: every record of both sessions`)
+  }
+  const out = tempDir(t)
+  const w = await ferry(['convert', join(dir, 'stream.jsonl.zst'), '--to', 'claude-code', '--out', out, '--json'])
+  t.equal(w.code, 0, w.stderr)
+  t.equal(jsonl(w.stdout).length, 2, 'converted: one session file each')
 })
 
 t.test('existing sessions are not overwritten without --force', async (t) => {

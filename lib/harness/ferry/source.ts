@@ -3,11 +3,11 @@
  * and claiming a path when its first bytes are a ferry record or a
  * Messages-style JSON document.
  */
-import { open as openFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { basename, resolve as resolvePath } from 'node:path'
 import { PassThrough, type Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
-import { openBytes } from '../../io/bytes.js'
+import { headBytes, openBytes } from '../../io/bytes.js'
 import { destroyWhenDrained } from '../../io/drain.js'
 import { parseStream } from '../../interchange/parse.js'
 import type { SessionInfo } from '../types.js'
@@ -54,19 +54,12 @@ export function readStream(ctx: StoreContext, session: SessionInfo): Readable {
   return out
 }
 
-/** First non-blank bytes are `{"kind":` (a record) or a JSON document start. */
+/** First non-blank bytes (decompressed, for a `.jsonl.zst`) are `{"kind":` (a record) or a JSON document start. */
 async function looksLikeInterchange(path: string): Promise<boolean> {
-  const fh = await openFile(path, 'r')
-  try {
-    const buf = Buffer.alloc(4096)
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
-    const head = buf.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart()
-    if (/^\{\s*"kind"\s*:/.test(head)) return true
-    // A Messages document: an object whose text mentions "messages", or a bare array of role objects.
-    // An OpenCode export document ({info, messages: [{info, parts}]}) also has "messages": not ours.
-    if (/^\{\s*"info"\s*:/.test(head) || /"parts"\s*:/.test(head)) return false
-    return (/^\{/.test(head) && /"messages"\s*:/.test(head)) || /^\[\s*\{\s*"role"/.test(head)
-  } finally {
-    await fh.close()
-  }
+  const head = (await headBytes(path, 4096)).toString('utf8').replace(/^\uFEFF/, '').trimStart()
+  if (/^\{\s*"kind"\s*:/.test(head)) return true
+  // A Messages document: an object whose text mentions "messages", or a bare array of role objects.
+  // An OpenCode export document ({info, messages: [{info, parts}]}) also has "messages": not ours.
+  if (/^\{\s*"info"\s*:/.test(head) || /"parts"\s*:/.test(head)) return false
+  return (/^\{/.test(head) && /"messages"\s*:/.test(head)) || /^\[\s*\{\s*"role"/.test(head)
 }
