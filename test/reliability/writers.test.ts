@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ferry, FERRY, FIXTURES, tempDir } from '../helpers.js'
+import { ferry, FERRY, FIXTURES, jsonl, tempDir } from '../helpers.js'
 
 const HOME = join(FIXTURES, 'home')
 
@@ -139,9 +139,13 @@ t.test('SIGKILL and SIGINT mid-write, then a re-run: the store ends complete, no
       })
       child.on('close', () => res())
     })
+    // SIGKILL runs no exit hook, so the session being written may stay as a temp file
+    // (docs/guarantees.md: no harness lists it, a re-run ignores it); SIGINT removes it.
+    const isTemp = (f: string) => /(^|\/)\.ferry-tmp-/.test(f)
     const left = files(join(home, '.claude'))
     for (const f of left) {
-      t.notMatch(f, /\.ferry-tmp-/, `${sig}: no temp file left (${f})`)
+      if (sig === 'SIGINT') t.notOk(isTemp(f), `${sig}: no temp file left (${f})`)
+      if (isTemp(f)) continue
       const text = readFileSync(join(home, '.claude', f), 'utf8')
       t.ok(text.endsWith('\n') && text.trim().split('\n').every((l) => JSON.parse(l)), `${sig}: ${f} is whole`)
     }
@@ -150,7 +154,9 @@ t.test('SIGKILL and SIGINT mid-write, then a re-run: the store ends complete, no
     const again = await ferry(['write', '--to', 'claude-code', '--home', home, input], { timeout: 120_000 })
     t.equal(again.code, 1, 'a re-run without --force reports the existing sessions')
     t.match(again.stderr, /exists/)
-    const done = files(join(home, '.claude')).filter((f) => f.endsWith('.jsonl'))
+    const done = files(join(home, '.claude')).filter((f) => f.endsWith('.jsonl') && !isTemp(f))
+    const listed = await ferry(['ls', '--home', home, '--json'])
+    t.equal(jsonl(listed.stdout).length, 80, `${sig}: ls lists 80 sessions (no temp file among them)`)
     t.equal(done.length, 80, `${sig}: all 80 sessions after the re-run, each once`)
   }
 })
