@@ -35,4 +35,5 @@ await build({
   define: { __filename: '__ferryFilename', __dirname: '__ferryDirname' },
   logLevel: 'warning',
   legalComments: 'none',
+  minifyWhitespace: true,
 })

@@ -101,6 +101,12 @@ async function commitPath(tmp: string, final: string, force: boolean): Promise<v
   await unlink(tmp)
 }
 
+/** Size of the buffer an AtomicFile gathers strings in. */
+const WRITE_BUFFER = 1024 * 1024
+/** Buffers of committed files, kept for the next ones (a run writes one file after another). */
+const writeBuffers: Buffer[] = []
+const SPARE_BUFFERS = 4
+
 /** A file written as a stream and renamed into place by `commit()`. */
 export class AtomicFile {
   readonly path: string
@@ -108,6 +114,8 @@ export class AtomicFile {
   readonly stream: WriteStream
   private done = false
   private error: Error | null = null
+  private buffer: Buffer | null = null
+  private used = 0
 
   private constructor(path: string, tmp: string, stream: WriteStream) {
     this.path = path
@@ -138,10 +146,33 @@ export class AtomicFile {
     return new AtomicFile(path, tmp, stream)
   }
 
-  /** Writes, waiting for drain when the buffer is full (backpressure). */
+  /**
+   * Writes, waiting for the disk when the buffer is full (backpressure).
+   * Strings are encoded into one buffer of the file's and written from it a
+   * buffer at a time: the stream would otherwise allocate a fresh buffer for
+   * every string, which the allocator keeps long after the write (a third of
+   * a long conversion's resident memory).
+   */
   async write(data: string | Buffer): Promise<void> {
     if (this.error) throw this.error
+    if (typeof data === 'string' && data.length * 3 <= WRITE_BUFFER) {
+      // At most 3 UTF-8 bytes per UTF-16 unit: it fits once the buffer is written out.
+      if (this.used + data.length * 3 > WRITE_BUFFER) await this.flush()
+      this.buffer ??= writeBuffers.pop() ?? Buffer.allocUnsafeSlow(WRITE_BUFFER)
+      this.used += this.buffer.write(data, this.used)
+      return
+    }
+    await this.flush()
     if (!this.stream.write(data)) await once(this.stream, 'drain')
+  }
+
+  /** Writes out the gathered strings, and waits until they are written: the buffer is then free again. */
+  private async flush(): Promise<void> {
+    if (!this.used) return
+    const chunk = this.buffer!.subarray(0, this.used)
+    this.used = 0
+    await new Promise<void>((res) => this.stream.write(chunk, () => res()))
+    if (this.error) throw this.error
   }
 
   async commit(opts: { force?: boolean } = {}): Promise<void> {
@@ -149,8 +180,10 @@ export class AtomicFile {
     this.done = true
     try {
       if (this.error) throw this.error
+      await this.flush()
       this.stream.end()
       await once(this.stream, 'finish')
+      this.releaseBuffer()
       const fh = await open(this.tmp, 'r')
       try {
         await fh.sync()
@@ -161,6 +194,12 @@ export class AtomicFile {
     } finally {
       await dropTemp(this.tmp)
     }
+  }
+
+  /** Back to the spares once nothing can still be writing from it (not after an abort: a write may be under way). */
+  private releaseBuffer(): void {
+    if (this.buffer && writeBuffers.length < SPARE_BUFFERS) writeBuffers.push(this.buffer)
+    this.buffer = null
   }
 
   async abort(): Promise<void> {

@@ -10,7 +10,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import type { Code } from '../codes.js'
 import type { Diagnostics } from '../diagnostics.js'
-import { openBytes } from './bytes.js'
+import { openBytes, openChunks } from './bytes.js'
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.js'
 
 /** What the reader needs of a StoreContext (kept structural so lib/io imports no context). */
@@ -37,6 +37,12 @@ export interface ReadLinesOptions {
   /** Set by the reader once it knows: the file was zstd-compressed. */
   info?: { compressed?: boolean }
   highWaterMark?: number
+  /**
+   * Each line's `buf` is valid only until the next line is asked for (the
+   * file is read through one reused buffer, `openChunks`): for a caller that
+   * decodes each line before it takes the next.
+   */
+  transient?: boolean
 }
 
 /** Reports bad lines with the right code: a torn last line is `torn-line`, anything else `bad-line`. */
@@ -58,8 +64,8 @@ export class LineReporter {
 }
 
 /** A byte splitter with the context's cap whose over-long lines are reported; for synchronous fast paths. */
-export function cappedSplitter(ctx: LineContext, reporter: LineReporter, onLine: (buf: Buffer, no: number) => void): LineSplitter {
-  return new LineSplitter({ maxLineBytes: ctx.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, onLine, onOverlong: (no, bytes) => reporter.overlong(no, bytes) })
+export function cappedSplitter(ctx: LineContext, reporter: LineReporter, onLine: (buf: Buffer, no: number) => void, reusedChunks = false): LineSplitter {
+  return new LineSplitter({ maxLineBytes: ctx.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, onLine, onOverlong: (no, bytes) => reporter.overlong(no, bytes), reusedChunks })
 }
 
 /** Every line of the file, in order, with the cap honoured and over-long lines reported. */
@@ -69,6 +75,7 @@ export async function* readLines(ctx: LineContext, path: string, opts: ReadLines
   let pos = 0
   const splitter = new LineSplitter({
     maxLineBytes: ctx.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    reusedChunks: opts.transient === true,
     onLine: (buf, no) => {
       batch.push({ no, buf, offset: pos })
       pos += buf.length + 1
@@ -78,14 +85,23 @@ export async function* readLines(ctx: LineContext, path: string, opts: ReadLines
       reporter.overlong(no, bytes)
     },
   })
-  let stream: Readable
   const hwm = opts.highWaterMark ?? 256 * 1024
   if (opts.endByte === 0) return
-  const opened = await openBytes(path, { highWaterMark: hwm, ...(opts.endByte !== undefined ? { endByte: opts.endByte } : {}) })
-  if (opts.info) opts.info.compressed = opened.compressed
-  stream = opened.stream
+  const range = { highWaterMark: hwm, ...(opts.endByte !== undefined ? { endByte: opts.endByte } : {}) }
+  let chunks: Iterable<Buffer> | AsyncIterable<Buffer>
+  let stream: Readable | undefined
+  if (opts.transient) {
+    const opened = await openChunks(path, range)
+    if (opts.info) opts.info.compressed = opened.compressed
+    chunks = opened.chunks
+  } else {
+    const opened = await openBytes(path, range)
+    if (opts.info) opts.info.compressed = opened.compressed
+    stream = opened.stream
+    chunks = stream as AsyncIterable<Buffer>
+  }
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
       splitter.push(chunk)
       if (batch.length) {
         const out = batch
@@ -97,7 +113,7 @@ export async function* readLines(ctx: LineContext, path: string, opts: ReadLines
     if (splitter.end() && batch.length > before) batch[batch.length - 1]!.unterminated = true
     yield* batch
   } finally {
-    stream.destroy()
+    stream?.destroy()
   }
 }
 

@@ -37,6 +37,12 @@ export interface LineSplitterOptions {
   /** Called for a line longer than the cap; its bytes were not kept. */
   onOverlong?: (no: number, bytes: number) => void
   maxLineBytes?: number
+  /**
+   * The caller reuses the buffers it pushes (`openChunks`): a line's start
+   * kept for the next chunk is copied. Complete lines are still views of the
+   * chunk, valid during `onLine` only.
+   */
+  reusedChunks?: boolean
 }
 
 export class LineSplitter {
@@ -50,6 +56,7 @@ export class LineSplitter {
   private big: Buffer | null = null
   private skipping = false
   private readonly max: number
+  private readonly copy: boolean
   private readonly onLine: LineSplitterOptions['onLine']
   private readonly onOverlong: NonNullable<LineSplitterOptions['onOverlong']>
 
@@ -57,6 +64,7 @@ export class LineSplitter {
     this.onLine = opts.onLine
     this.onOverlong = opts.onOverlong ?? (() => {})
     this.max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+    this.copy = opts.reusedChunks === true
   }
 
   push(chunk: Buffer): void {
@@ -90,7 +98,7 @@ export class LineSplitter {
       this.tailLen += part.length
       return
     }
-    if (this.big === null && this.tailLen + part.length <= BIG_TAIL) this.tail.push(part)
+    if (this.big === null && this.tailLen + part.length <= BIG_TAIL) this.tail.push(this.copy ? Buffer.from(part) : part)
     else this.append(part)
     this.tailLen += part.length
   }

@@ -17,9 +17,10 @@
  * active branch, while the walk back over the boundary follows the original
  * links, so the dropped turns still come out, before the boundary.
  */
-import { openBytes } from '../../io/bytes.js'
+import { openChunks } from '../../io/bytes.js'
 import { cappedSplitter, LineReporter, type LineContext } from '../../io/line-file.js'
 import { scanTop, str } from './scan.js'
+import { ByteInterner } from '../../io/byte-interner.js'
 import { UuidTable } from './uuid-table.js'
 
 export const CHAIN_TYPES: ReadonlySet<string> = new Set(['user', 'assistant', 'system', 'attachment'])
@@ -64,13 +65,13 @@ const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
 /**
- * The API message id of an assistant line (`"id":"msg_…"` in the first 400
- * bytes of its `message` object, before `content`). Decoded straight from
- * the line's bytes: a regex match on a decoded head is a V8 sliced string
- * that keeps the whole head alive for as long as the index holds the id
- * (about 400 bytes per assistant line, 60 MB on a 1 GiB transcript).
+ * Where the API message id of an assistant line is (`"id":"msg_…"` in the
+ * first 400 bytes of its `message` object, before `content`): the id's byte
+ * range in `line`, or undefined. The index interns those bytes off the heap
+ * (ByteInterner) rather than keeping a string per assistant line alive for
+ * the whole read.
  */
-function apiIdOf(line: Buffer): string | undefined {
+function apiIdRange(line: Buffer): [number, number] | undefined {
   const at = line.indexOf(MESSAGE_KEY)
   if (at < 0) return undefined
   const from = at + MESSAGE_KEY.length
@@ -83,8 +84,8 @@ function apiIdOf(line: Buffer): string | undefined {
     let i = start
     while (i < window.length && window[i] !== QUOTE && window[i] !== BACKSLASH) i++
     if (i >= window.length || window[i] !== QUOTE || i === start) continue
-    const id = window.toString('utf8', start, i)
-    if (id.length <= 200) return id
+    // More than 200 bytes may still be at most 200 characters (non-ASCII).
+    if (i - start <= 200 || window.toString('utf8', start, i).length <= 200) return [from + start, from + i]
   }
   return undefined
 }
@@ -115,13 +116,38 @@ export interface ChainSummary {
   overlong: number[]
 }
 
+/** What the second pass needs of the index: which lines are on the active branch, and the client's relinking. */
+export class ActiveChain {
+  constructor(
+    readonly info: ChainSummary,
+    /** Lines whose uuid repeats an earlier line's (they get line-based ids). */
+    readonly dupLines: ReadonlySet<number>,
+    /** Entries a compaction kept: uuid → the parent the client gives them on load. */
+    readonly kept: ReadonlyMap<string, string>,
+    /** The entry the kept ones follow (the summary, or the boundary itself). */
+    readonly keptAnchor: string | undefined,
+    /** Entries after the boundary whose parent the client relinks to the last kept entry. */
+    readonly relinked: ReadonlyMap<string, string>,
+    /** One bit a line: the line defines an entry of the active branch. */
+    private readonly active: Uint8Array,
+  ) {}
+
+  /** Whether line `no` (0-based) defines an entry of the active branch (its first definition: see dupLines). */
+  isActiveLine(no: number): boolean {
+    return (((this.active[no >> 3] ?? 0) >> (no & 7)) & 1) === 1
+  }
+}
+
 export class ChainIndex {
   private readonly nodes = new UuidTable()
   private parent = new Int32Array(1024)
   private flags = new Uint8Array(1024)
   private readonly logical = new Map<number, number>()
-  /** Assistant node → API message id: the lines of one response share it (one line per content block). */
-  private readonly apiIds = new Map<number, string>()
+  /** Assistant node → its API message id's number in `apiIds` (-1: none): the lines of one response share it (one line per content block). */
+  private apiOf = new Int32Array(1024).fill(-1)
+  /** Node → the line that defined it. */
+  private lineOf = new Int32Array(1024)
+  private readonly apiIds = new ByteInterner()
   /** Lines whose uuid repeats an earlier line's (they get line-based ids). */
   readonly dupLines = new Set<number>()
   private count = 0
@@ -156,6 +182,12 @@ export class ChainIndex {
       const o = new Int32Array(this.order.length * 2)
       o.set(this.order)
       this.order = o
+      const a = new Int32Array(this.apiOf.length * 2).fill(-1)
+      a.set(this.apiOf)
+      this.apiOf = a
+      const l = new Int32Array(this.lineOf.length * 2)
+      l.set(this.lineOf)
+      this.lineOf = l
     }
     this.parent[n] = -1
     return n
@@ -205,8 +237,8 @@ export class ChainIndex {
     if (f.isSidechain === true) fl |= SIDECHAIN
     if (type === 'assistant') {
       fl |= ASSISTANT
-      const api = apiIdOf(line)
-      if (api) this.apiIds.set(n, api)
+      const api = apiIdRange(line)
+      if (api) this.apiOf[n] = this.apiIds.intern(line, api[0], api[1])
     } else if (type === 'user' && str(f.sourceToolAssistantUUID)) fl |= RESULT
     const parent = str(f.parentUuid)
     if (parent && parent !== uuid) this.parent[n] = this.node(parent)
@@ -220,12 +252,17 @@ export class ChainIndex {
       }
     }
     this.flags[n] = fl
+    this.lineOf[n] = no
     this.order[n] = this.defined++
     if (allowSidechain || !(fl & SIDECHAIN)) this.lastNode = n
   }
 
-  /** Marks the active branch; call once after the last line. */
-  finish(): void {
+  /**
+   * Marks the active branch; call once after the last line. What it returns
+   * is all the second pass needs: the builder, with its id table, can go
+   * before the records are read.
+   */
+  finish(): ActiveChain {
     let leaf = -1
     if (this.lastPromptLeaf !== undefined) {
       const n = this.nodes.get(this.lastPromptLeaf)
@@ -254,6 +291,13 @@ export class ChainIndex {
       n = next
     }
     this.activateParallel()
+    const active = new Uint8Array((this.info.lines >> 3) + 1)
+    for (let m = 0; m < this.count; m++) {
+      if ((this.flags[m]! & (DEFINED | ACTIVE)) !== (DEFINED | ACTIVE)) continue
+      const no = this.lineOf[m]!
+      if (no >> 3 < active.length) active[no >> 3]! |= 1 << (no & 7)
+    }
+    return new ActiveChain(this.info, this.dupLines, this.kept, this.keptAnchor, this.relinked, active)
   }
 
   /**
@@ -325,16 +369,25 @@ export class ChainIndex {
    */
   private activateParallel(): void {
     if (!this.apiIds.size) return
-    const activeApi = new Set<string>()
-    for (const [n, id] of this.apiIds) if (this.flags[n]! & ACTIVE) activeApi.add(id)
-    if (!activeApi.size) return
+    const activeApi = new Uint8Array(this.apiIds.size)
+    let any = false
+    for (let n = 0; n < this.count; n++) {
+      const id = this.apiOf[n]!
+      if (id >= 0 && this.flags[n]! & ACTIVE) {
+        activeApi[id] = 1
+        any = true
+      }
+    }
+    if (!any) return
     // Siblings chain off each other: repeat until none joins (bounded by the number of lines).
     for (let changed = true; changed; ) {
       changed = false
-      for (const [n, id] of this.apiIds) {
+      for (let n = 0; n < this.count; n++) {
+        const id = this.apiOf[n]!
+        if (id < 0) continue
         const f = this.flags[n]!
         const p = this.parent[n]!
-        if (!(f & ACTIVE) && f & DEFINED && activeApi.has(id) && p >= 0 && this.flags[p]! & ACTIVE) {
+        if (!(f & ACTIVE) && f & DEFINED && activeApi[id] && p >= 0 && this.flags[p]! & ACTIVE) {
           this.flags[n] = f | ACTIVE
           changed = true
         }
@@ -344,7 +397,7 @@ export class ChainIndex {
       const f = this.flags[n]!
       if (f & ACTIVE || !(f & RESULT) || !(f & DEFINED)) continue
       const p = this.parent[n]!
-      if (p >= 0 && this.flags[p]! & ACTIVE && this.flags[p]! & ASSISTANT && activeApi.has(this.apiIds.get(p) ?? '')) this.flags[n] = f | ACTIVE
+      if (p >= 0 && this.flags[p]! & ACTIVE && this.flags[p]! & ASSISTANT && this.apiOf[p]! >= 0 && activeApi[this.apiOf[p]!]) this.flags[n] = f | ACTIVE
     }
   }
 
@@ -377,20 +430,21 @@ class OverlongNoter extends LineReporter {
  * Runs the first pass over a whole file, synchronously per chunk (only the
  * top-level scalars of each line are scanned), with the run's line cap.
  */
-export async function buildIndex(ctx: LineContext, path: string, allowSidechain: boolean): Promise<ChainIndex> {
+export async function buildIndex(ctx: LineContext, path: string, allowSidechain: boolean): Promise<ActiveChain> {
   const idx = new ChainIndex()
-  const splitter = cappedSplitter(ctx, new OverlongNoter(ctx, path, idx.info.overlong), (buf, no) => {
-    if (buf.length) idx.add(buf, no, allowSidechain)
-  })
-  const { stream } = await openBytes(path)
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) splitter.push(chunk)
-  } finally {
-    stream.destroy()
-  }
+  const splitter = cappedSplitter(
+    ctx,
+    new OverlongNoter(ctx, path, idx.info.overlong),
+    (buf, no) => {
+      if (buf.length) idx.add(buf, no, allowSidechain)
+    },
+    true,
+  )
+  // add() keeps nothing of a line's bytes, so one reused read buffer does.
+  const { chunks } = await openChunks(path)
+  for await (const chunk of chunks) splitter.push(chunk)
   splitter.end()
   idx.info.bytes = splitter.bytes
   idx.info.lines = splitter.lineNo
-  idx.finish()
-  return idx
+  return idx.finish()
 }

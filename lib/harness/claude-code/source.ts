@@ -24,7 +24,7 @@ import {
   type SessionLink, type ToolResultBlock, type Warning,
 } from '../../model.js'
 import type { OptionsOf, ReadOptions, SessionInfo } from '../types.js'
-import { CHAIN_TYPES, buildIndex, ChainIndex } from './chain.js'
+import { type ActiveChain, CHAIN_TYPES, buildIndex, ChainIndex } from './chain.js'
 import { HARNESS, sideDir } from './discover.js'
 import { readMeta, type SessionMeta } from './meta.js'
 import { lineStart } from './scan.js'
@@ -190,7 +190,7 @@ interface HeldLine {
  * noted in the index and reported by `reportOverlong`, when the records are
  * read, as readLines would.
  */
-function indexWhole(ctx: StoreContext, path: string, data: Buffer, allowSidechain: boolean): { idx: ChainIndex; lines: HeldLine[]; reportOverlong: () => void } {
+function indexWhole(ctx: StoreContext, path: string, data: Buffer, allowSidechain: boolean): { idx: ActiveChain; lines: HeldLine[]; reportOverlong: () => void } {
   const idx = new ChainIndex()
   const lines: HeldLine[] = []
   const overlong: Array<[number, number]> = []
@@ -206,8 +206,7 @@ function indexWhole(ctx: StoreContext, path: string, data: Buffer, allowSidechai
   for (const [no] of overlong) idx.info.overlong.push(no)
   idx.info.bytes = splitter.bytes
   idx.info.lines = splitter.lineNo
-  idx.finish()
-  return { idx, lines, reportOverlong: () => overlong.forEach(([no, bytes]) => reporter.overlong(no, bytes)) }
+  return { idx: idx.finish(), lines, reportOverlong: () => overlong.forEach(([no, bytes]) => reporter.overlong(no, bytes)) }
 }
 
 /** The metadata discovery found (a SessionInfo it made has `bytes`), in readMeta's shape; else read now. */
@@ -230,7 +229,7 @@ async function metaOf(ctx: StoreContext, t: Target): Promise<Pick<SessionMeta, '
 }
 
 async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, shared: Shared): AsyncGenerator<FerryRecord> {
-  let idx: ChainIndex
+  let idx: ActiveChain
   let held: ReturnType<typeof indexWhole> | undefined
   try {
     const whole = readSmallPlainFile(t.path)
@@ -296,7 +295,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   }
   // A small file's lines are the ones indexed (read once); a big one is read again, exactly the bytes indexed.
   held?.reportOverlong()
-  const lines: Iterable<HeldLine> | AsyncIterable<HeldLine> = held ? held.lines : readLines(ctx, t.path, { source: HARNESS, endByte: ci.bytes })
+  const lines: Iterable<HeldLine> | AsyncIterable<HeldLine> = held ? held.lines : readLines(ctx, t.path, { source: HARNESS, endByte: ci.bytes, transient: true })
   for await (const l of lines) {
     const start = lineStart(l.buf)
     if (start >= l.buf.length) continue
@@ -320,7 +319,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
       continue
     }
     const dup = idx.dupLines.has(l.no)
-    if (dup || !idx.isActive(uuid)) {
+    if (dup || !idx.isActiveLine(l.no)) {
       em.counts.inactive++
       if (em.native) {
         yield* em.flush()

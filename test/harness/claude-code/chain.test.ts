@@ -1,14 +1,31 @@
 import t from 'tap'
-import { ChainIndex } from '../../../lib/harness/claude-code/chain.js'
+import { CHAIN_TYPES, ChainIndex } from '../../../lib/harness/claude-code/chain.js'
 import { scanTop } from '../../../lib/harness/claude-code/scan.js'
 
 const L = (o: unknown) => Buffer.from(JSON.stringify(o))
 const e = (uuid: string, parentUuid: string | null, extra: object = {}) => L({ parentUuid, type: 'user', message: { role: 'user', content: `{"uuid":"fake-${uuid}"}` }, uuid, ...extra })
 
+/**
+ * The index of `lines`; fails when the second pass's per-line answer
+ * (ActiveChain.isActiveLine, what the reader uses) differs from the index's
+ * answer for the line's uuid, so every case here checks both.
+ */
 function index(lines: Buffer[], sidechain = false): ChainIndex {
   const idx = new ChainIndex()
   lines.forEach((l, i) => idx.add(l, i, sidechain))
-  idx.finish()
+  idx.info.lines = lines.length
+  const chain = idx.finish()
+  lines.forEach((l, i) => {
+    let o: { type?: unknown; uuid?: unknown } | null = null
+    try {
+      o = JSON.parse(l.toString()) as typeof o
+    } catch {
+      /* not a line of the chain */
+    }
+    const entry = o && CHAIN_TYPES.has(String(o.type)) && typeof o.uuid === 'string' ? o.uuid : undefined
+    const expected = entry !== undefined && !chain.dupLines.has(i) && idx.isActive(entry)
+    if (chain.isActiveLine(i) !== expected) throw new Error(`line ${i}: isActiveLine ${!expected}, the index says ${expected}`)
+  })
   return idx
 }
 
@@ -69,4 +86,25 @@ t.test('a compaction that kept entries: relinked after the anchor, as the client
   const later = index([...lines({ preservedMessages: { anchorUuid: 's', uuids: ['b1', 'b2'] } }), L({ type: 'system', subtype: 'compact_boundary', uuid: 'k2', parentUuid: null, logicalParentUuid: 'd' }), e('f', 'k2')])
   t.equal(later.kept.size, 0, 'only the last boundary counts: a later plain one keeps nothing')
   t.ok(['a', 'd', 'k2', 'f'].every((u) => later.isActive(u)), 'and the walk follows the plain links')
+})
+
+t.test('parallel tool calls: the lines of the active response and their results are active, another response is not', async (t) => {
+  const asst = (uuid: string, parentUuid: string, id: string) => L({ parentUuid, type: 'assistant', message: { id, role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${uuid}` }] }, uuid })
+  const result = (uuid: string, parentUuid: string) => L({ parentUuid, type: 'user', sourceToolAssistantUUID: parentUuid, message: { role: 'user', content: [] }, uuid })
+  // Ids longer than 200 bytes but not characters still count; two ids that share a prefix stay apart.
+  const long = 'msg_' + 'é'.repeat(150)
+  const idx = index([
+    e('a', null),
+    asst('z1', 'a', 'msg_Z'),
+    result('zr', 'z1'),
+    asst('b1', 'a', long),
+    asst('b2', 'b1', long),
+    asst('x1', 'b1', long + 'x'),
+    result('r1', 'b1'),
+    result('r2', 'b2'),
+    result('xr', 'x1'),
+    e('c', 'r2'),
+  ])
+  for (const u of ['a', 'b1', 'b2', 'r1', 'r2', 'c']) t.ok(idx.isActive(u), `${u} is active`)
+  for (const u of ['z1', 'zr', 'x1', 'xr']) t.notOk(idx.isActive(u), `${u} is not`)
 })
