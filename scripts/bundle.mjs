@@ -6,6 +6,7 @@
 // invocation (0.30 s against 0.55 s for `ferry --version`, measured). The
 // library entry (dist/lib/index.js) stays unbundled. Native addons stay
 // external: they are loaded from node_modules at run time.
+import { readFileSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,5 +36,19 @@ await build({
   define: { __filename: '__ferryFilename', __dirname: '__ferryDirname' },
   logLevel: 'warning',
   legalComments: 'none',
+  // A quarter smaller (1.3 against 1.7 MB): less source for every process and thread to parse and hold.
+  // Names stay, so a stack trace in a bug report still reads.
   minifyWhitespace: true,
+  // Non-ASCII escaped: V8 keeps an all-ASCII source as one byte a character, half the memory of the two-byte copy
+  // a single other character forces (2.6 MB of heap in every process and thread).
+  charset: 'ascii',
 })
+
+// esbuild leaves non-ASCII characters in regular expression literals (three, in chrono-node and
+// markdown-it); `\uXXXX` means the same there. An astral character would need the `u` flag: refuse it.
+const out = join(root, 'dist/ferry.mjs')
+const code = readFileSync(out, 'utf8')
+if (/[^\x00-\x7f]/.test(code)) {
+  if (/[\ud800-\udfff]/.test(code)) throw new Error('bundle: a character outside the BMP is left unescaped')
+  writeFileSync(out, code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
+}

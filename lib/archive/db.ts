@@ -140,7 +140,7 @@ export function openArchive(path: string, opts: OpenOptions = {}): ArchiveDb {
       const ok = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'records', 'fts')").get() as { n: number }
       if (ok.n < 3) throw new Error('not a ferry archive (no sessions/records tables)')
     }
-    db.pragma('cache_size = -32000')
+    db.pragma('cache_size = -8000')
   } catch (err) {
     db.close()
     if (err instanceof FerryError) throw err

@@ -55,6 +55,8 @@ export type SessionEvent = Row | FerryRecord | { kind: 'diagnostic'; diagnostic:
 export interface ReadItem {
   src: string
   session: SourceSession
+  /** Its files' bytes on disk (compressed where they are). */
+  bytes: number
 }
 
 /**
@@ -348,7 +350,7 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
     let readBytes = 0
     for (let i = 0; i < plan.length; i++) {
       if (unchanged[i]) continue
-      items.push({ src: plan[i]!.src.id, session: plan[i]!.top })
+      items.push({ src: plan[i]!.src.id, session: plan[i]!.top, bytes: fps[i]!.bytes })
       readBytes += fps[i]!.bytes
     }
     reader = (items.length ? readAhead?.(ctx, items, readBytes) : null) ?? readInline(ctx, new Map(sources.map((x) => [x.id, x])), items)

@@ -27,7 +27,18 @@ import { asDiagnostic, fromDiagnostic } from './failure.js'
 const MARK = 'ferryArchiveReader'
 
 /** Batches a reader may send before the writer has taken them. */
-const WINDOW = 32
+const WINDOW = 8
+/**
+ * A reader's heap is capped (V8 otherwise lets an idle-live, fast-allocating
+ * thread's heap grow to about 100 MB, and each reader is a heap of its own).
+ * So readers get only sessions whose lines are known to fit: plain files up
+ * to 8 MiB, zstd ones up to 1 MiB; a bigger session is read by the writer
+ * itself, in plan order, under no cap.
+ */
+const READER_OLD_SPACE_MB = 64
+const READER_YOUNG_SPACE_MB = 8
+const READER_MAX_PLAIN = 8 * 1024 * 1024
+const READER_MAX_ZSTD = 1024 * 1024
 const AUTO_MIN_SESSIONS = 32
 const AUTO_MIN_BYTES = 16 * 1024 * 1024
 
@@ -48,7 +59,7 @@ export function archiveReaders(jobs: number | undefined): ReadAheadFactory {
     if (jobs === 1) return null
     const n = jobs ?? (items.length >= AUTO_MIN_SESSIONS && bytes >= AUTO_MIN_BYTES && availableParallelism() > 1 ? Math.min(availableParallelism() - 1, 2) : 0)
     if (n < 1) return null
-    return readers(ctx, items, Math.min(n, items.length))
+    return readers(ctx, items, n)
   }
 }
 
@@ -60,11 +71,28 @@ interface Slot {
   ended: boolean
 }
 
-function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead {
+function fitsReader(item: ReadItem): boolean {
+  return item.bytes <= (item.session.path.endsWith('.zst') ? READER_MAX_ZSTD : READER_MAX_PLAIN)
+}
+
+function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | null {
+  // Item → its place among the threaded ones (-1: the writer reads it).
+  const place = new Int32Array(items.length).fill(-1)
+  const threaded: ReadItem[] = []
+  items.forEach((it, i) => {
+    if (!fitsReader(it)) return
+    place[i] = threaded.length
+    threaded.push(it)
+  })
+  n = Math.min(n, threaded.length)
+  if (n < 1) return null
   const base = portableContext(ctx)
   const slots: Slot[] = Array.from({ length: n }, (_, k) => {
-    const share = items.filter((_, i) => i % n === k)
-    const w = new Worker(new URL(import.meta.url), { workerData: { [MARK]: true, ctx: base, items: share } satisfies Setup })
+    const share = threaded.filter((_, i) => i % n === k)
+    const w = new Worker(new URL(import.meta.url), {
+      workerData: { [MARK]: true, ctx: base, items: share } satisfies Setup,
+      resourceLimits: { maxOldGenerationSizeMb: READER_OLD_SPACE_MB, maxYoungGenerationSizeMb: READER_YOUNG_SPACE_MB },
+    })
     const slot: Slot = { w, queue: [], wake: null, crashed: null, ended: false }
     const poke = () => {
       const f = slot.wake
@@ -80,14 +108,20 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead {
     for (;;) {
       const m = slot.queue.shift()
       if (m) return m
-      if (slot.crashed) throw new FerryError(`an archive reader thread failed: ${asDiagnostic(slot.crashed).message}`, { code: 'internal' })
+      if (slot.crashed) throw new FerryError(`an archive reader thread failed: ${asDiagnostic(slot.crashed).message} (--jobs 1 reads without threads)`, { code: 'internal' })
       if (slot.ended) throw new FerryError('an archive reader thread ended early', { code: 'internal' })
       await new Promise<void>((res) => (slot.wake = res))
     }
   }
   async function* session(i: number): AsyncGenerator<SessionEvent[]> {
-    const slot = slots[i % n]!
-    const j = Math.floor(i / n)
+    const k = place[i]!
+    if (k < 0) {
+      const { src, session } = items[i]!
+      yield* sessionEvents(drain(getHarness(src).read!(ctx, session as never, { native: true })))
+      return
+    }
+    const slot = slots[k % n]!
+    const j = Math.floor(k / n)
     for (;;) {
       const m = await take(slot)
       if (m.t === 'batch') slot.w.postMessage('ack')

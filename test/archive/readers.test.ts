@@ -43,6 +43,32 @@ t.test('--jobs 2 gives the archive --jobs 1 gives, on every harness\'s fixture s
   t.equal(again.sum.sessions.unchanged, one.sum.sessions.added, 'a re-run reads nothing')
 })
 
+t.test('--jobs 2: a session too big for a reader\'s capped heap (over 8 MiB) is read by the writer, in its place', async (t) => {
+  const home = makeHome(t)
+  // Two sessions of ~9 MB (lines of 1.5 MB tool output) among the small ones: dealt between readers' sessions.
+  const lines = readFileSync(join(home, PROJECT, `${CLAUDE}.jsonl`), 'utf8').trimEnd().split('\n')
+  for (const k of [1, 2]) {
+    const sid = `eeeeeeee-0000-4000-8000-00000000b1g${k}`
+    let prev: string | null = null
+    const out: string[] = []
+    for (let i = 0; i < 6; i++) {
+      const o = JSON.parse(lines[i % lines.length]!) as Record<string, unknown>
+      const uuid = `${sid.slice(0, 24)}${String(i).padStart(12, '0')}`
+      out.push(JSON.stringify({ ...o, sessionId: sid, uuid, parentUuid: prev, big: `${k}:${i}:`.padEnd(1_600_000, 'x') }))
+      prev = uuid
+    }
+    writeFileSync(join(home, PROJECT, `${sid}.jsonl`), out.join('\n') + '\n')
+  }
+  const one = await archive(home, '--db', join(home, 'one.db'), '--jobs', '1')
+  const two = await archive(home, '--db', join(home, 'two.db'), '--jobs', '2')
+  t.equal(two.code, 0, two.stderr)
+  t.equal(two.sum.readers, 2)
+  t.same(summary(two.sum), summary(one.sum), 'the same summary')
+  const a = contents(join(home, 'one.db'))
+  t.ok(a.records.some((r) => String(r.raw ?? '').includes('"big":"2:5:')), 'the big sessions are archived')
+  t.same(contents(join(home, 'two.db')), a, 'row for row the same as --jobs 1')
+})
+
 t.test('--jobs 2: a session with a bad line and one whose file is cut are reported and skipped as with --jobs 1', async (t) => {
   const zstd = spawnSync('zstd', ['--version']).status === 0
   const home = makeHome(t)
