@@ -27,7 +27,7 @@ import { asDiagnostic, fromDiagnostic } from './failure.js'
 const MARK = 'ferryArchiveReader'
 
 /** Batches a reader may send before the writer has taken them. */
-const WINDOW = 8
+const WINDOW = 32
 /**
  * A reader's heap is capped (V8 otherwise lets an idle-live, fast-allocating
  * thread's heap grow to about 100 MB, and each reader is a heap of its own).

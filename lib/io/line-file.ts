@@ -88,18 +88,10 @@ export async function* readLines(ctx: LineContext, path: string, opts: ReadLines
   const hwm = opts.highWaterMark ?? 256 * 1024
   if (opts.endByte === 0) return
   const range = { highWaterMark: hwm, ...(opts.endByte !== undefined ? { endByte: opts.endByte } : {}) }
-  let chunks: Iterable<Buffer> | AsyncIterable<Buffer>
-  let stream: Readable | undefined
-  if (opts.transient) {
-    const opened = await openChunks(path, range)
-    if (opts.info) opts.info.compressed = opened.compressed
-    chunks = opened.chunks
-  } else {
-    const opened = await openBytes(path, range)
-    if (opts.info) opts.info.compressed = opened.compressed
-    stream = opened.stream
-    chunks = stream as AsyncIterable<Buffer>
-  }
+  const opened = opts.transient ? await openChunks(path, range) : await openBytes(path, range)
+  if (opts.info) opts.info.compressed = opened.compressed
+  const stream: Readable | undefined = 'stream' in opened ? opened.stream : undefined
+  const chunks = stream ? (stream as AsyncIterable<Buffer>) : (opened as { chunks: Iterable<Buffer> | AsyncIterable<Buffer> }).chunks
   try {
     for await (const chunk of chunks) {
       splitter.push(chunk)
