@@ -10,6 +10,7 @@ import { ByteInterner } from '../../lib/io/byte-interner.js'
 import { LineSplitter } from '../../lib/io/lines.js'
 import { readLines, type FileLine } from '../../lib/io/line-file.js'
 import { AtomicFile } from '../../lib/io/atomic.js'
+import { readSmallPlainFile, returnSmallFile, SMALL_FILE } from '../../lib/io/bytes.js'
 import { Diagnostics } from '../../lib/diagnostics.js'
 import { tempDir } from '../helpers.js'
 
@@ -115,4 +116,38 @@ t.test('AtomicFile: strings gathered in its buffer come out in order with buffer
   await aborted.write('partial\n')
   await aborted.abort()
   t.same(readdirSync(dir).sort(), ['out-0.txt', 'out-1.txt', 'out-2.txt'], 'an abort leaves nothing')
+})
+
+t.test('readSmallPlainFile lends a buffer: a returned one is reused, one still lent is never written over', async (t) => {
+  const dir = tempDir(t)
+  const files = [0, 1, 2, 3].map((k) => {
+    const p = join(dir, `s${k}.jsonl`)
+    writeFileSync(p, `{"n":${k},"pad":"${String(k).repeat(1000 + k * 3000)}"}\n`)
+    return p
+  })
+  const a = readSmallPlainFile(files[0]!)!
+  const aCopy = Buffer.from(a)
+  // Lent and not returned: reading others must not touch it.
+  const b = readSmallPlainFile(files[1]!)!
+  t.not(b.buffer, a.buffer, 'a second read while the first is lent gets another buffer')
+  returnSmallFile(b)
+  const c = readSmallPlainFile(files[2]!)!
+  t.equal(c.buffer, b.buffer, 'a returned buffer is lent again')
+  t.ok(c.equals(readFileSync(files[2]!)), 'and holds the new file, exactly (shorter or longer than the last)')
+  t.ok(a.equals(aCopy), 'the buffer still lent is unchanged')
+  returnSmallFile(c)
+  returnSmallFile(c)
+  const d = readSmallPlainFile(files[3]!)!
+  const e = readSmallPlainFile(files[0]!)!
+  t.not(d.buffer, e.buffer, 'a buffer returned twice is lent once')
+  t.ok(d.equals(readFileSync(files[3]!)) && e.equals(readFileSync(files[0]!)), 'both read right')
+  t.ok(a.equals(aCopy), 'the first is still unchanged')
+  // Not a small plain file: null, and the buffer it would have used is not lost.
+  const zst = join(dir, 'z.jsonl.zst')
+  writeFileSync(zst, Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]))
+  t.equal(readSmallPlainFile(zst), null, 'zstd bytes: null')
+  const big = join(dir, 'big.jsonl')
+  writeFileSync(big, Buffer.alloc(SMALL_FILE + 1, 0x41))
+  t.equal(readSmallPlainFile(big), null, 'over the small size: null')
+  for (const x of [a, d, e]) returnSmallFile(x)
 })

@@ -17,7 +17,7 @@ import type { Code } from '../../codes.js'
 import type { StoreContext } from '../../context.js'
 import { FerryError, reason } from '../../errors.js'
 import { cappedSplitter, LineReporter, readLines } from '../../io/line-file.js'
-import { readSmallPlainFile } from '../../io/bytes.js'
+import { readSmallPlainFile, returnSmallFile } from '../../io/bytes.js'
 import {
   recordId, sessionKey, sessionRecord,
   type BoundaryRec, type ContextKind, type EndRec, type FerryRecord, type MessageRec, type NativePass, type NativeRec,
@@ -228,18 +228,37 @@ async function metaOf(ctx: StoreContext, t: Target): Promise<Pick<SessionMeta, '
   return m && { ...m, mtimeIso: m.mtime.toISOString() }
 }
 
+function unreadable(ctx: StoreContext, t: Target, err: unknown): void {
+  if (err instanceof FerryError) ctx.diagnostics.error(err.code, err.message, err.position ?? { file: t.path }, HARNESS)
+  else ctx.diagnostics.error('unreadable', `cannot read session: ${reason(err)}`, { file: t.path }, HARNESS)
+}
+
+/** A session: a small file read whole (its buffer lent for as long as its lines are read), a big one in two passes. */
 async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, shared: Shared): AsyncGenerator<FerryRecord> {
+  let whole: Buffer | null
+  try {
+    whole = readSmallPlainFile(t.path)
+  } catch (err) {
+    unreadable(ctx, t, err)
+    return
+  }
+  try {
+    yield* readFromFile(ctx, t, opts, shared, whole)
+  } finally {
+    if (whole) returnSmallFile(whole)
+  }
+}
+
+async function* readFromFile(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, shared: Shared, whole: Buffer | null): AsyncGenerator<FerryRecord> {
   let idx: ActiveChain
   let held: ReturnType<typeof indexWhole> | undefined
   try {
-    const whole = readSmallPlainFile(t.path)
     if (whole) {
       held = indexWhole(ctx, t.path, whole, t.subagent !== undefined)
       idx = held.idx
     } else idx = await buildIndex(ctx, t.path, t.subagent !== undefined)
   } catch (err) {
-    if (err instanceof FerryError) ctx.diagnostics.error(err.code, err.message, err.position ?? { file: t.path }, HARNESS)
-    else ctx.diagnostics.error('unreadable', `cannot read session: ${reason(err)}`, { file: t.path }, HARNESS)
+    unreadable(ctx, t, err)
     return
   }
   const meta = await metaOf(ctx, t)
