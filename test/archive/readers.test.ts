@@ -25,6 +25,33 @@ function contents(db: string) {
 
 const summary = (s: { sessions: unknown; records: unknown; bytes: unknown }) => ({ sessions: s.sessions, records: s.records, bytes: s.bytes })
 
+/** Claude Code sessions of six lines each (the fixture's lines, re-chained), every line carrying `field` padded to `width`. */
+function wideSessions(home: string, keys: number[], sidOf: (k: number) => string, field: string, width: number, pad: string): void {
+  const lines = readFileSync(join(home, PROJECT, `${CLAUDE}.jsonl`), 'utf8').trimEnd().split('\n')
+  for (const k of keys) {
+    const sid = sidOf(k)
+    let prev: string | null = null
+    const out: string[] = []
+    for (let i = 0; i < 6; i++) {
+      const o = JSON.parse(lines[i % lines.length]!) as Record<string, unknown>
+      const uuid = `${sid.slice(0, 24)}${String(i).padStart(12, '0')}`
+      out.push(JSON.stringify({ ...o, sessionId: sid, uuid, parentUuid: prev, [field]: `${k}:${i}:`.padEnd(width, pad) }))
+      prev = uuid
+    }
+    writeFileSync(join(home, PROJECT, `${sid}.jsonl`), out.join('\n') + '\n')
+  }
+}
+
+/** The store archived with --jobs 1 and --jobs 2 (two readers): the same summary; the first archive's contents. */
+async function bothWays(t: { equal: (a: unknown, b: unknown, m?: string) => unknown; same: (a: unknown, b: unknown, m?: string) => unknown }, home: string): Promise<ReturnType<typeof contents>> {
+  const one = await archive(home, '--db', join(home, 'one.db'), '--jobs', '1')
+  const two = await archive(home, '--db', join(home, 'two.db'), '--jobs', '2')
+  t.equal(two.code, 0, two.stderr)
+  t.equal(two.sum.readers, 2)
+  t.same(summary(two.sum), summary(one.sum), 'the same summary')
+  return contents(join(home, 'one.db'))
+}
+
 t.test('--jobs 2 gives the archive --jobs 1 gives, on every harness\'s fixture store', async (t) => {
   const home = makeHome(t)
   const one = await archive(home, '--db', join(home, 'one.db'), '--jobs', '1')
@@ -47,25 +74,8 @@ t.test('--jobs 2 gives the archive --jobs 1 gives, on every harness\'s fixture s
 t.test('--jobs 2: a session too big for a reader\'s capped heap (over 8 MiB) is read by the writer, in its place', async (t) => {
   const home = makeHome(t)
   // Two sessions of ~9 MB (lines of 1.5 MB tool output) among the small ones: dealt between readers' sessions.
-  const lines = readFileSync(join(home, PROJECT, `${CLAUDE}.jsonl`), 'utf8').trimEnd().split('\n')
-  for (const k of [1, 2]) {
-    const sid = `eeeeeeee-0000-4000-8000-00000000b1g${k}`
-    let prev: string | null = null
-    const out: string[] = []
-    for (let i = 0; i < 6; i++) {
-      const o = JSON.parse(lines[i % lines.length]!) as Record<string, unknown>
-      const uuid = `${sid.slice(0, 24)}${String(i).padStart(12, '0')}`
-      out.push(JSON.stringify({ ...o, sessionId: sid, uuid, parentUuid: prev, big: `${k}:${i}:`.padEnd(1_600_000, 'x') }))
-      prev = uuid
-    }
-    writeFileSync(join(home, PROJECT, `${sid}.jsonl`), out.join('\n') + '\n')
-  }
-  const one = await archive(home, '--db', join(home, 'one.db'), '--jobs', '1')
-  const two = await archive(home, '--db', join(home, 'two.db'), '--jobs', '2')
-  t.equal(two.code, 0, two.stderr)
-  t.equal(two.sum.readers, 2)
-  t.same(summary(two.sum), summary(one.sum), 'the same summary')
-  const a = contents(join(home, 'one.db'))
+  wideSessions(home, [1, 2], (k) => `eeeeeeee-0000-4000-8000-00000000b1g${k}`, 'big', 1_600_000, 'x')
+  const a = await bothWays(t, home)
   t.ok(a.records.some((r) => String(r.raw ?? '').includes('"big":"2:5:')), 'the big sessions are archived')
   t.same(contents(join(home, 'two.db')), a, 'row for row the same as --jobs 1')
 })
@@ -74,25 +84,8 @@ t.test('--jobs 2: sessions of megabyte lines, many times the readers\' window of
   const home = makeHome(t)
   // Eight sessions of ~3 MB (six 500 KB lines each), read by the readers (under 8 MiB): each batch fills the
   // 2 Mi-unit window on its own, so a reader waits for the writer after every one.
-  const lines = readFileSync(join(home, PROJECT, `${CLAUDE}.jsonl`), 'utf8').trimEnd().split('\n')
-  for (let k = 0; k < 8; k++) {
-    const sid = `dddddddd-0000-4000-8000-0000000w1n${k}`
-    let prev: string | null = null
-    const out: string[] = []
-    for (let i = 0; i < 6; i++) {
-      const o = JSON.parse(lines[i % lines.length]!) as Record<string, unknown>
-      const uuid = `${sid.slice(0, 24)}${String(i).padStart(12, '0')}`
-      out.push(JSON.stringify({ ...o, sessionId: sid, uuid, parentUuid: prev, wide: `${k}:${i}:`.padEnd(500_000, 'y') }))
-      prev = uuid
-    }
-    writeFileSync(join(home, PROJECT, `${sid}.jsonl`), out.join('\n') + '\n')
-  }
-  const one = await archive(home, '--db', join(home, 'one.db'), '--jobs', '1')
-  const two = await archive(home, '--db', join(home, 'two.db'), '--jobs', '2')
-  t.equal(two.code, 0, two.stderr)
-  t.equal(two.sum.readers, 2)
-  t.same(summary(two.sum), summary(one.sum), 'the same summary')
-  const a = contents(join(home, 'one.db'))
+  wideSessions(home, [0, 1, 2, 3, 4, 5, 6, 7], (k) => `dddddddd-0000-4000-8000-0000000w1n${k}`, 'wide', 500_000, 'y')
+  const a = await bothWays(t, home)
   const wide = a.records.filter((r) => String(r.raw ?? '').includes('"wide":"')).length
   t.equal(wide, 48, 'every megabyte line is archived')
   // Compared by digest: a tap diff of megabyte strings would not finish.
