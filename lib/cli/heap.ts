@@ -13,7 +13,7 @@
  */
 import { setFlagsFromString } from 'node:v8'
 
-export const HEAP_GROWING_PERCENT = 50
+const HEAP_GROWING_PERCENT = 50
 
 export function tuneHeap(): void {
   if (process.execArgv.some((a) => /^--heap[-_]growing[-_]percent\b/.test(a))) return
