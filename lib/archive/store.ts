@@ -13,6 +13,12 @@ import { lockError, rawColumn } from './db.js'
 import { indexedText } from './text.js'
 import { readableOf } from '../io/drain.js'
 
+/**
+ * Row text: a string, or its UTF-8 bytes (how reader threads hand rows to
+ * the writer: bound as they are, the writer never makes strings of them).
+ */
+export type RowText = string | Uint8Array
+
 /** A record as the archive stores and indexes it: everything a writer needs, and plain data (it crosses threads). */
 export interface Row {
   id: unknown
@@ -22,11 +28,16 @@ export interface Row {
   ts: string | null
   /** Tool names used or answered, space-separated ('' for none). */
   tools: string
-  body: string
-  native: string | null
-  raw: string | null
+  body: RowText
+  native: RowText | null
+  raw: RowText | null
   /** The indexed words ('' for none). */
-  text: string
+  text: RowText
+}
+
+/** Row text as a string (the rare paths that compare or keep it). */
+function asString<T extends RowText | null>(v: T): string | Exclude<T, RowText> {
+  return (typeof v === 'string' || v === null ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8')) as string | Exclude<T, RowText>
 }
 
 /**
@@ -171,9 +182,10 @@ export class ArchiveWriter {
       inactive: db.prepare('UPDATE records SET active = 0, ver = ? WHERE sid = ? AND seen < ? AND active = 1'),
       link: db.prepare('INSERT INTO links(child, parent, kind, tool_use_id, agent_id, at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(child) DO UPDATE SET parent = excluded.parent, kind = excluded.kind, tool_use_id = excluded.tool_use_id, agent_id = excluded.agent_id, at = excluded.at'),
       ftsDel: db.prepare('DELETE FROM fts WHERE rowid = ?'),
-      ftsIns: db.prepare('INSERT INTO fts(rowid, text, tools, title, cwd) VALUES (?, ?, ?, ?, ?)'),
+      // CAST: row text may come as UTF-8 bytes (see RowText); it is stored and indexed as text all the same.
+      ftsIns: db.prepare('INSERT INTO fts(rowid, text, tools, title, cwd) VALUES (?, CAST(? AS TEXT), ?, ?, ?)'),
       get: db.prepare('SELECT rid, sid, body, native, raw, active, ord FROM records WHERE id = ?'),
-      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, body, native, raw) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
+      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, body, native, raw) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)) ON CONFLICT(id) DO NOTHING'),
       update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, body = ?, native = ?, raw = ? WHERE rid = ?'),
       touch: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1 WHERE rid = ?'),
       touchActive: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1, ver = ? WHERE rid = ?'),
@@ -314,16 +326,20 @@ export class ArchiveWriter {
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
     const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, body, native, raw)
     const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; raw: string | null; active: number; ord: number })
+    const indexed = text.length > 0 || tools !== ''
     if (!old) {
-      if (text || tools) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
+      if (indexed) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
       this.counts.added++
-    } else if (old.sid !== sid) {
-      throw new FerryError(`record id ${id} is already archived in session ${old.sid}`, { code: 'invalid-input' })
-    } else if (old.body !== body || (native !== null && (old.native !== native || old.raw !== raw))) {
+      this.pending++
+      return
+    }
+    if (old.sid !== sid) throw new FerryError(`record id ${id} is already archived in session ${old.sid}`, { code: 'invalid-input' })
+    const [b, n, r] = [asString(body), asString(native), asString(raw)]
+    if (old.body !== b || (n !== null && (old.native !== n || old.raw !== r))) {
       // Read without native (convert --to archive of a native-less stream): what was kept of the source stays.
-      const keep = native === null
-      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, body, keep ? old.native : native, keep ? old.raw : raw, old.rid)
-      this.ftsLater(old.rid, true, text || tools ? [text, tools, '', ''] : null)
+      const keep = n === null
+      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, b, keep ? old.native : n, keep ? old.raw : r, old.rid)
+      this.ftsLater(old.rid, true, indexed ? [asString(text), tools, '', ''] : null)
       this.counts.changed++
     } else {
       if (old.active) this.st.touch.run(ord, this.gen, old.rid)

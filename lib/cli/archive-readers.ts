@@ -12,6 +12,12 @@
  * history. Diagnostics travel inside the session they belong to, so the
  * writer counts them against it as when it reads the session itself.
  *
+ * A batch's row text (body, native, source line, indexed words) travels as
+ * UTF-8 in one buffer, transferred to the writer and back once written: the
+ * writer binds those bytes as they are and never makes strings of them. As
+ * cloned strings they were most of what the writer's heap allocated (about
+ * twice the history's size), and a first archive's writer heap grew with it.
+ *
  * This module is also the readers' entry (see parallel.ts for why the
  * bundle can be a worker's entry).
  */
@@ -22,27 +28,34 @@ import { Diagnostics, type Diagnostic } from '../diagnostics.js'
 import { FerryError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
 import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SessionEvent } from '../archive/sync.js'
+import type { Row } from '../archive/store.js'
 import { asDiagnostic, fromDiagnostic } from './failure.js'
+import { releaseYoungGeneration } from './heap.js'
 
 const MARK = 'ferryArchiveReader'
 
 /** Batches a reader may send before the writer has taken them. */
 const WINDOW = 32
 /**
- * And at most this much row text (UTF-16 units of body, raw, native and
- * indexed text) ahead: what the writer has received but not yet written
- * sits in its heap, and a few sessions with megabyte lines among 32
- * batches held tens of MB there. By hand on the bench's 10,000 sessions,
- * 2 Mi units took 268–280 MiB at peak against 290–293 for 32 batches
- * alone, at the same speed (the writer's commits still overlap the reads).
+ * And at most this many bytes of row text ahead: what the writer has
+ * received but not yet written is held for it. Row text as strings in the
+ * writer's heap had to be held to 2 Mi UTF-16 units (a few sessions with
+ * megabyte lines among 32 batches held tens of MB there); as bytes in
+ * chunks it costs only the chunks, and a wider window lets the reader go
+ * on while the writer commits: 8 MiB took the bench's first archive from
+ * about 23 s to 20–22 s.
  */
-const WINDOW_UNITS = 2 * 1024 * 1024
-
-function rowUnits(evs: SessionEvent[]): number {
-  let n = 0
-  for (const e of evs) if ('body' in e) n += e.body.length + (e.raw?.length ?? 0) + (e.native?.length ?? 0) + e.text.length
-  return n
-}
+const WINDOW_BYTES = 8 * 1024 * 1024
+/**
+ * Row text travels in chunks of this size, sent back once written and used
+ * again: a reader then allocates buffers of one size, a window's worth,
+ * rather than one per batch (a tenth of the bench's batches are bigger
+ * than a chunk, up to 6 MB). A span bigger than a chunk gets a buffer of
+ * its own, not kept.
+ */
+const CHUNK = 256 * 1024
+/** Chunks a reader keeps for reuse: more than a window's worth. */
+const POOL_MAX = 40
 
 /**
  * A reader's heap is capped (V8 otherwise lets an idle-live, fast-allocating
@@ -64,7 +77,117 @@ interface Setup {
   items: ReadItem[]
 }
 
-type FromReader = { t: 'batch'; j: number; evs: SessionEvent[] } | { t: 'done'; j: number; evs: SessionEvent[]; fail?: Diagnostic }
+/**
+ * A row in transit: its text fields are byte lengths (-1: null); the bytes
+ * are in the batch's chunks, where `Placement` put them.
+ */
+type Packed<T> = { [K in keyof T]: K extends 'body' | 'native' | 'raw' | 'text' ? number : T[K] }
+type Shipped = Packed<Row> | Exclude<SessionEvent, Row>
+type FromReader = { t: 'batch' | 'done'; j: number; evs: Shipped[]; chunks?: ArrayBuffer[]; fail?: Diagnostic }
+
+const TEXT_FIELDS = ['body', 'native', 'raw', 'text'] as const
+
+function isRow(e: SessionEvent | Shipped): boolean {
+  return 'body' in e
+}
+
+/**
+ * Where each span of a batch goes, by the same rule on both sides, so only
+ * lengths travel: spans in row order, packed into the current chunk; one
+ * that does not fit starts the next chunk; one bigger than a chunk has a
+ * chunk of its own (the current one stays current); an empty one none.
+ */
+class Placement {
+  /** Chunks placed so far. */
+  count = 0
+  private cur = -1
+  private at = 0
+
+  /** [chunk, offset] of the next span of `n` bytes (n > 0). */
+  place(n: number): [number, number] {
+    if (n > CHUNK) return [this.count++, 0]
+    if (this.cur < 0 || this.at + n > CHUNK) {
+      this.cur = this.count++
+      this.at = 0
+    }
+    const off = this.at
+    this.at += n
+    return [this.cur, off]
+  }
+
+  /** The current chunk and its first free byte, and how many are free. */
+  tail(): [number, number, number] {
+    return this.cur < 0 ? [-1, 0, 0] : [this.cur, this.at, CHUNK - this.at]
+  }
+}
+
+/** Lays a batch's row text into chunks (from `pool` where one is free); returns the bytes laid. */
+function pack(evs: SessionEvent[], pool: ArrayBuffer[]): { evs: Shipped[]; chunks?: ArrayBuffer[]; bytes: number } {
+  if (!evs.some(isRow)) return { evs: evs as Shipped[], bytes: 0 }
+  const chunks: Buffer[] = []
+  const where = new Placement()
+  let bytes = 0
+  const into = (n: number): [Buffer, number] => {
+    const [c, off] = where.place(n)
+    if (c === chunks.length) chunks.push(Buffer.from(n > CHUNK ? new ArrayBuffer(n) : (pool.pop() ?? new ArrayBuffer(CHUNK))))
+    return [chunks[c]!, off]
+  }
+  const out = evs.map((e): Shipped => {
+    if (!isRow(e)) return e as Shipped
+    const row = { ...(e as Row) } as unknown as Record<string, unknown>
+    for (const f of TEXT_FIELDS) {
+      const v = (e as Row)[f]
+      let n = -1
+      if (v === null) n = -1
+      else if (typeof v !== 'string') {
+        n = v.byteLength
+        if (n > 0) {
+          const [b, off] = into(n)
+          b.set(v, off)
+        }
+      } else if (v.length === 0) n = 0
+      else {
+        // At most 3 bytes per UTF-16 unit: a string is measured only when that might not fit.
+        const [c, off, free] = where.tail()
+        if (v.length * 3 <= free) {
+          n = chunks[c]!.write(v, off, 'utf8')
+          where.place(n)
+        } else {
+          n = Buffer.byteLength(v, 'utf8')
+          const [b, o] = into(n)
+          b.write(v, o, 'utf8')
+        }
+      }
+      if (n > 0) bytes += n
+      row[f] = n
+    }
+    return row as unknown as Shipped
+  })
+  return { evs: out, chunks: chunks.map((b) => b.buffer as ArrayBuffer), bytes }
+}
+
+/** The rows back, their text as views of the batch's chunks (valid until the chunks go back to their reader). */
+function unpack(m: FromReader): SessionEvent[] {
+  const chunks = m.chunks
+  if (!chunks) return m.evs as SessionEvent[]
+  const where = new Placement()
+  const none = new Uint8Array(0)
+  return m.evs.map((e): SessionEvent => {
+    if (!isRow(e)) return e as SessionEvent
+    const row = e as unknown as Record<string, unknown>
+    for (const f of TEXT_FIELDS) {
+      const n = row[f] as number
+      if (n < 0) row[f] = null
+      else if (n === 0) row[f] = none
+      else {
+        const [c, off] = where.place(n)
+        row[f] = new Uint8Array(chunks[c]!, off, n)
+      }
+    }
+    return row as unknown as Row
+  })
+}
+
 
 /**
  * The factory `syncArchive` asks: reader threads for a run big enough to gain from them (or the
@@ -72,10 +195,11 @@ type FromReader = { t: 'batch'; j: number; evs: SessionEvent[] } | { t: 'done'; 
  */
 export function archiveReaders(jobs: number | undefined): ReadAheadFactory {
   return (ctx, items, bytes) => {
-    if (jobs === 1) return null
-    const n = jobs ?? (items.length >= AUTO_MIN_SESSIONS && bytes >= AUTO_MIN_BYTES && availableParallelism() > 1 ? Math.min(availableParallelism() - 1, 2) : 0)
-    if (n < 1) return null
-    return readers(ctx, items, n)
+    const n = jobs === 1 ? 0 : (jobs ?? (items.length >= AUTO_MIN_SESSIONS && bytes >= AUTO_MIN_BYTES && availableParallelism() > 1 ? Math.min(availableParallelism() - 1, 2) : 0))
+    const r = n < 1 ? null : readers(ctx, items, n)
+    // The writer reads every session itself: it parses, so its young generation may grow (heap.ts).
+    if (r === null) releaseYoungGeneration()
+    return r
   }
 }
 
@@ -132,6 +256,7 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
   async function* session(i: number): AsyncGenerator<SessionEvent[]> {
     const k = place[i]!
     if (k < 0) {
+      releaseYoungGeneration()
       const { src, session } = items[i]!
       yield* sessionEvents(drain(getHarness(src).read!(ctx, session as never, { native: true })))
       return
@@ -141,9 +266,15 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
     for (;;) {
       const m = await take(slot)
       if (m.t === 'batch') slot.w.postMessage('ack')
-      // What is left of an earlier session the writer stopped taking (it failed while writing).
-      if (m.j < j) continue
-      if (m.evs.length) yield m.evs
+      try {
+        // What is left of an earlier session the writer stopped taking (it failed while writing).
+        if (m.j < j) continue
+        if (m.evs.length) yield unpack(m)
+      } finally {
+        // Written (SQLite copied what it keeps): the chunks go back for the reader's next batches.
+        const back = m.chunks?.filter((c) => c.byteLength === CHUNK)
+        if (back?.length && !slot.ended) slot.w.postMessage(back, back)
+      }
       if (m.t === 'done') {
         if (m.fail) throw fromDiagnostic(m.fail)
         return
@@ -166,25 +297,31 @@ async function read(setup: Setup, port: MessagePort): Promise<void> {
   diagnostics.report = (d: Diagnostic) => void pending.push({ kind: 'diagnostic', diagnostic: d })
   const ctx: StoreContext = { ...setup.ctx, diagnostics }
   let inFlight = 0
-  let inFlightUnits = 0
-  // The units of each batch not yet acknowledged (acks come in order).
+  let inFlightBytes = 0
+  // The bytes of each batch not yet acknowledged (acks come in order).
   const sizes: number[] = []
+  // Batch buffers the writer is done with.
+  const pool: ArrayBuffer[] = []
   let resume: (() => void) | null = null
-  port.on('message', () => {
+  port.on('message', (m: 'ack' | ArrayBuffer[]) => {
+    if (m !== 'ack') {
+      for (const c of m) if (pool.length < POOL_MAX) pool.push(c)
+      return
+    }
     inFlight--
-    inFlightUnits -= sizes.shift() ?? 0
-    if (inFlight >= WINDOW || inFlightUnits >= WINDOW_UNITS) return
+    inFlightBytes -= sizes.shift() ?? 0
+    if (inFlight >= WINDOW || inFlightBytes >= WINDOW_BYTES) return
     const r = resume
     resume = null
     r?.()
   })
-  const send = async (m: FromReader) => {
-    port.postMessage(m)
-    if (m.t !== 'batch') return
-    const u = rowUnits(m.evs)
-    sizes.push(u)
-    inFlightUnits += u
-    if (++inFlight >= WINDOW || inFlightUnits >= WINDOW_UNITS) await new Promise<void>((r) => (resume = r))
+  const send = async (t: 'batch' | 'done', j: number, evs: SessionEvent[], fail?: Diagnostic) => {
+    const p = pack(evs, pool)
+    port.postMessage({ t, j, evs: p.evs, ...(p.chunks ? { chunks: p.chunks } : {}), ...(fail ? { fail } : {}) } satisfies FromReader, p.chunks ?? [])
+    if (t !== 'batch') return
+    sizes.push(p.bytes)
+    inFlightBytes += p.bytes
+    if (++inFlight >= WINDOW || inFlightBytes >= WINDOW_BYTES) await new Promise<void>((r) => (resume = r))
   }
   for (let j = 0; j < setup.items.length; j++) {
     const { src, session } = setup.items[j]!
@@ -193,14 +330,14 @@ async function read(setup: Setup, port: MessagePort): Promise<void> {
       for await (const evs of sessionEvents(drain(getHarness(src).read!(ctx, session as never, { native: true })))) {
         const out = pending.length ? [...pending, ...evs] : evs
         pending = []
-        await send({ t: 'batch', j, evs: out })
+        await send('batch', j, out)
       }
     } catch (err) {
       fail = asDiagnostic(err)
     }
     const evs = pending
     pending = []
-    await send({ t: 'done', j, evs, ...(fail ? { fail } : {}) })
+    await send('done', j, evs, fail)
   }
   port.close()
 }

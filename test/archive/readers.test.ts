@@ -82,13 +82,29 @@ t.test('--jobs 2: a session too big for a reader\'s capped heap (over 8 MiB) is 
 
 t.test('--jobs 2: sessions of megabyte lines, many times the readers\' window of row text, arrive whole and in order', async (t) => {
   const home = makeHome(t)
-  // Eight sessions of ~3 MB (six 500 KB lines each), read by the readers (under 8 MiB): each batch fills the
-  // 2 Mi-unit window on its own, so a reader waits for the writer after every one.
+  // Eight sessions of ~3 MB (six 500 KB lines each), read by the readers (under 8 MiB): a batch is most of
+  // the 8 MiB window of row text on its own, so a reader waits for the writer after nearly every one.
   wideSessions(home, [0, 1, 2, 3, 4, 5, 6, 7], (k) => `dddddddd-0000-4000-8000-0000000w1n${k}`, 'wide', 500_000, 'y')
   const a = await bothWays(t, home)
   const wide = a.records.filter((r) => String(r.raw ?? '').includes('"wide":"')).length
   t.equal(wide, 48, 'every megabyte line is archived')
   // Compared by digest: a tap diff of megabyte strings would not finish.
+  const digest = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex')
+  t.equal(digest(contents(join(home, 'two.db'))), digest(a), 'row for row the same as --jobs 1')
+})
+
+t.test('--jobs 2: multibyte text of every width around a chunk of row text arrives byte for byte', async (t) => {
+  const home = makeHome(t)
+  // Row text crosses threads as UTF-8 in 256 KiB chunks, used again from batch to batch: two- three- and
+  // four-byte characters (a pad of emoji may end on a lone surrogate), lines that fill a chunk, spill over
+  // one, or need one of their own, in more sessions than a reader keeps chunks for.
+  const pads = ['é', '字', '😀', 'a']
+  const widths = [1_000, 43_000, 87_500, 65_000, 130_000]
+  const keys = Array.from({ length: 20 }, (_, k) => k)
+  for (const k of keys) wideSessions(home, [k], (x) => `cccccccc-0000-4000-8000-000000mb${String(x).padStart(4, '0')}`, 'mbpad', widths[k % widths.length]!, pads[k % pads.length]!)
+  const a = await bothWays(t, home)
+  t.equal(a.records.filter((r) => String(r.raw ?? '').includes('"mbpad":"')).length, 120, 'every line is archived')
+  t.ok(['é', '字', '😀'].every((c) => a.records.some((r) => String(r.raw).includes(c.repeat(3)))), 'multibyte text is in the archive')
   const digest = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex')
   t.equal(digest(contents(join(home, 'two.db'))), digest(a), 'row for row the same as --jobs 1')
 })
