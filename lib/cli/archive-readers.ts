@@ -132,32 +132,32 @@ function pack(evs: SessionEvent[], pool: ArrayBuffer[]): { evs: Shipped[]; chunk
     if (c === chunks.length) chunks.push(Buffer.from(n > CHUNK ? new ArrayBuffer(n) : (pool.pop() ?? new ArrayBuffer(CHUNK))))
     return [chunks[c]!, off]
   }
+  /** Lays one span; its length in bytes. */
+  const lay = (v: string | Uint8Array): number => {
+    if (v.length === 0) return 0
+    if (typeof v !== 'string') {
+      const [b, off] = into(v.byteLength)
+      b.set(v, off)
+      return v.byteLength
+    }
+    // At most 3 bytes per UTF-16 unit: a string is measured only when that might not fit.
+    const [c, off, free] = where.tail()
+    if (v.length * 3 <= free) {
+      const n = chunks[c]!.write(v, off, 'utf8')
+      where.place(n)
+      return n
+    }
+    const n = Buffer.byteLength(v, 'utf8')
+    const [b, o] = into(n)
+    b.write(v, o, 'utf8')
+    return n
+  }
   const out = evs.map((e): Shipped => {
     if (!isRow(e)) return e as Shipped
     const row = { ...(e as Row) } as unknown as Record<string, unknown>
     for (const f of TEXT_FIELDS) {
       const v = (e as Row)[f]
-      let n = -1
-      if (v === null) n = -1
-      else if (typeof v !== 'string') {
-        n = v.byteLength
-        if (n > 0) {
-          const [b, off] = into(n)
-          b.set(v, off)
-        }
-      } else if (v.length === 0) n = 0
-      else {
-        // At most 3 bytes per UTF-16 unit: a string is measured only when that might not fit.
-        const [c, off, free] = where.tail()
-        if (v.length * 3 <= free) {
-          n = chunks[c]!.write(v, off, 'utf8')
-          where.place(n)
-        } else {
-          n = Buffer.byteLength(v, 'utf8')
-          const [b, o] = into(n)
-          b.write(v, o, 'utf8')
-        }
-      }
+      const n = v === null ? -1 : lay(v)
       if (n > 0) bytes += n
       row[f] = n
     }
