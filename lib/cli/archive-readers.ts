@@ -13,7 +13,7 @@
  * writer counts them against it as when it reads the session itself.
  *
  * A batch's row text (body, native, source line, indexed words) travels as
- * UTF-8 in one buffer, transferred to the writer and back once written: the
+ * UTF-8 in chunks, transferred to the writer and back once written: the
  * writer binds those bytes as they are and never makes strings of them. As
  * cloned strings they were most of what the writer's heap allocated (about
  * twice the history's size), and a first archive's writer heap grew with it.
@@ -187,7 +187,6 @@ function unpack(m: FromReader): SessionEvent[] {
     return row as unknown as Row
   })
 }
-
 
 /**
  * The factory `syncArchive` asks: reader threads for a run big enough to gain from them (or the

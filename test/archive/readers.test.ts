@@ -23,6 +23,9 @@ function contents(db: string) {
   }
 }
 
+/** Compared by digest: a tap diff of megabyte strings would not finish. */
+const digest = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex')
+
 const summary = (s: { sessions: unknown; records: unknown; bytes: unknown }) => ({ sessions: s.sessions, records: s.records, bytes: s.bytes })
 
 /** Claude Code sessions of six lines each (the fixture's lines, re-chained), every line carrying `field` padded to `width`. */
@@ -88,8 +91,6 @@ t.test('--jobs 2: sessions of megabyte lines, many times the readers\' window of
   const a = await bothWays(t, home)
   const wide = a.records.filter((r) => String(r.raw ?? '').includes('"wide":"')).length
   t.equal(wide, 48, 'every megabyte line is archived')
-  // Compared by digest: a tap diff of megabyte strings would not finish.
-  const digest = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex')
   t.equal(digest(contents(join(home, 'two.db'))), digest(a), 'row for row the same as --jobs 1')
 })
 
@@ -97,7 +98,7 @@ t.test('--jobs 2: multibyte text of every width around a chunk of row text arriv
   const home = makeHome(t)
   // Row text crosses threads as UTF-8 in 256 KiB chunks, used again from batch to batch: two- three- and
   // four-byte characters (a pad of emoji may end on a lone surrogate), lines that fill a chunk, spill over
-  // one, or need one of their own, in more sessions than a reader keeps chunks for.
+  // one, or need one of their own, over 20 sessions' batches, so chunks come back and are used again.
   const pads = ['é', '字', '😀', 'a']
   const widths = [1_000, 43_000, 87_500, 65_000, 130_000]
   const keys = Array.from({ length: 20 }, (_, k) => k)
@@ -105,7 +106,6 @@ t.test('--jobs 2: multibyte text of every width around a chunk of row text arriv
   const a = await bothWays(t, home)
   t.equal(a.records.filter((r) => String(r.raw ?? '').includes('"mbpad":"')).length, 120, 'every line is archived')
   t.ok(['é', '字', '😀'].every((c) => a.records.some((r) => String(r.raw).includes(c.repeat(3)))), 'multibyte text is in the archive')
-  const digest = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex')
   t.equal(digest(contents(join(home, 'two.db'))), digest(a), 'row for row the same as --jobs 1')
 })
 
