@@ -30,7 +30,7 @@ import { getHarness } from '../harness/registry.js'
 import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SessionEvent } from '../archive/sync.js'
 import type { Row } from '../archive/store.js'
 import { asDiagnostic, fromDiagnostic } from './failure.js'
-import { releaseYoungGeneration } from './heap.js'
+import { releaseYoungGeneration, reassertYoungGeneration, startThreadsYoung } from './heap.js'
 
 const MARK = 'ferryArchiveReader'
 
@@ -66,6 +66,14 @@ const POOL_MAX = 40
  */
 const READER_OLD_SPACE_MB = 64
 const READER_YOUNG_SPACE_MB = 8
+/**
+ * A reader's young generation starts at its cap (V8 makes two 4 MB
+ * semi-spaces of 8 MB): the growth factor is held at 1 for the writer
+ * (heap.ts), and the process's, so a reader's would otherwise stay at its
+ * starting 1 MB. By hand, medians of three first archives of the bench's
+ * 10,000 sessions: 26.1 s against 29.8 s, the same peak RSS.
+ */
+const READER_SEMI_SPACE_MB = 4
 const READER_MAX_PLAIN = 8 * 1024 * 1024
 const READER_MAX_ZSTD = 1024 * 1024
 const AUTO_MIN_SESSIONS = 32
@@ -226,6 +234,7 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
   n = Math.min(n, threaded.length)
   if (n < 1) return null
   const base = portableContext(ctx)
+  startThreadsYoung(READER_SEMI_SPACE_MB)
   const slots: Slot[] = Array.from({ length: n }, (_, k) => {
     const share = threaded.filter((_, i) => i % n === k)
     const w = new Worker(new URL(import.meta.url), {
@@ -241,6 +250,8 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
     w.on('message', (m: FromReader) => (slot.queue.push(m), poke()))
     w.once('error', (err) => ((slot.crashed = err), poke()))
     w.once('exit', () => ((slot.ended = true), poke()))
+    // The thread's heap setup reset the writer's young-generation growth factor (heap.ts).
+    w.once('online', reassertYoungGeneration)
     return slot
   })
   async function take(slot: Slot): Promise<FromReader> {
