@@ -153,7 +153,8 @@ const b = {
 /** The core workload: the interchange stream itself (parse + stringify), vs the loop, on the same bytes. */
 async function core() {
   const n = quick ? 20_000 : 400_000
-  const file = join(outDir, `interchange-${n}.jsonl`)
+  // v2: a whole session ends with its end record (a writer refuses a stream cut short)
+  const file = join(outDir, `interchange-v2-${n}.jsonl`)
   if (!existsSync(file)) {
     const lines = []
     const sid = 'ferry:bench'
@@ -161,6 +162,7 @@ async function core() {
     for (let i = 0; i < n; i++) {
       lines.push(JSON.stringify({ kind: 'message', sid, id: `${sid}:m${i}`, role: i % 2 ? 'assistant' : 'user', ts: '2026-11-02T09:15:00.000Z', blocks: [{ type: 'text', text: `message ${i} — ${'lorem ipsum dolor sit amet '.repeat(1 + (i % 40))}` }] }))
     }
+    lines.push(JSON.stringify({ kind: 'end', sid, id: `${sid}:end`, complete: true, counts: { message: n } }))
     writeFileSync(file, lines.join('\n') + '\n')
   }
   console.log(`\n# core: interchange stream, ${n} records`)
