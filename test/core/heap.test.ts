@@ -16,6 +16,10 @@ import { FERRY, ROOT, tempDir } from '../helpers.js'
 t.setTimeout(5 * 60_000)
 
 const MiB = 1024 * 1024
+// Node 24's V8 now and then reports a young generation a page pair (0.5 MiB) over
+// its semi-spaces after a scavenge (CI saw 8.5 MiB for an 8 MiB cap); growing
+// would double it, so a cap holds while the size stays below the next step.
+const SLACK = 1 * MiB
 const GEN = join(ROOT, 'bench', 'gen.mjs')
 
 const PROBE = `
@@ -61,11 +65,11 @@ t.test('a conversion\'s young generation stops at 16 MiB, where V8 alone grows i
   const capped = probed(dir, [], args)
   t.equal(capped.status, 0, capped.stderr)
   t.ok(capped.main >= 8 * MiB, `it grows as V8 lets it (${capped.main / MiB} MiB)`)
-  t.ok(capped.main <= 16 * MiB, `to 16 MiB at most (${capped.main / MiB} MiB)`)
+  t.ok(capped.main <= 16 * MiB + SLACK, `to 16 MiB at most (${capped.main / MiB} MiB)`)
   // A growth factor on Node's command line wins: the same run, V8's way.
   const free = probed(dir, ['--semi-space-growth-factor=2'], args)
   t.equal(free.status, 0, free.stderr)
-  t.ok(free.main > 16 * MiB, `without the cap the same input grows it to ${free.main / MiB} MiB`)
+  t.ok(free.main > 16 * MiB + SLACK, `without the cap the same input grows it to ${free.main / MiB} MiB`)
 })
 
 t.test('ferry archive: the writer\'s young generation is held while two readers read; they start at their cap', async (t) => {
@@ -75,10 +79,10 @@ t.test('ferry archive: the writer\'s young generation is held while two readers 
   const args = ['--home', home, '--db', join(dir, 'a.db'), 'archive', '--jobs', '2', '--quiet']
   const held = probed(dir, [], args)
   t.equal(held.status, 0, held.stderr)
-  t.ok(held.main <= 4 * MiB, `the writer's young generation stays at ${held.main / MiB} MiB`)
+  t.ok(held.main <= 4 * MiB + SLACK, `the writer's young generation stays at ${held.main / MiB} MiB`)
   t.ok(held.workers.length > 0, 'the readers collected')
-  t.ok(held.workers.every((w) => w > 2 * MiB && w <= 8 * MiB), `readers at their cap from the start: ${held.workers.map((w) => w / MiB).join(', ')} MiB`)
+  t.ok(held.workers.every((w) => w > 2 * MiB && w <= 8 * MiB + SLACK), `readers at their cap from the start: ${held.workers.map((w) => w / MiB).join(', ')} MiB`)
   const free = probed(dir, ['--semi-space-growth-factor=2'], ['--home', home, '--db', join(dir, 'b.db'), 'archive', '--jobs', '2', '--quiet'])
   t.equal(free.status, 0, free.stderr)
-  t.ok(free.main > 4 * MiB, `not held, the writer's grows to ${free.main / MiB} MiB`)
+  t.ok(free.main > 4 * MiB + SLACK, `not held, the writer's grows to ${free.main / MiB} MiB`)
 })
