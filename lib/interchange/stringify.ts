@@ -60,9 +60,20 @@ export function* jsonPieces(value: unknown): Generator<string> {
   yield skeleton.slice(at)
 }
 
-function pushHuge(out: Transform, rec: unknown): void {
-  for (const p of jsonPieces(rec)) out.push(p)
-  out.push('\n')
+/**
+ * Pushes `rec`'s pieces while the reader wants them; `later` gets the rest (to run on the next
+ * read) and `done` is called once the line is out. Pushed all at once, a 100 MB string's slices
+ * sat in the readable buffer together: a second copy of the string, as bytes.
+ */
+function pushHuge(out: Transform, pieces: Iterator<string>, later: (rest: () => void) => void, done: () => void): void {
+  for (;;) {
+    const r = pieces.next()
+    if (r.done) {
+      out.push('\n')
+      return done()
+    }
+    if (!out.push(r.value)) return later(() => pushHuge(out, pieces, later, done))
+  }
 }
 
 const CHUNK = 64 * 1024
@@ -79,7 +90,9 @@ export function preambleRecord(): StreamRec {
 export function stringify(opts: StringifyOptions = {}): Transform {
   let pending = ''
   let first = opts.preamble ?? true
-  return new Transform({
+  /** The rest of a huge record's pieces, waiting for the reader to want more. */
+  let resume: (() => void) | null = null
+  const out = new Transform({
     writableObjectMode: true,
     writableHighWaterMark: 64,
     transform(rec: FerryRecord, _enc, cb: TransformCallback) {
@@ -99,8 +112,7 @@ export function stringify(opts: StringifyOptions = {}): Transform {
       if (holdsHugeString(rec)) {
         if (pending) this.push(pending)
         pending = ''
-        pushHuge(this, rec)
-        return cb()
+        return pushHuge(this, jsonPieces(rec), (rest) => (resume = rest), () => cb())
       }
       pending += JSON.stringify(rec) + '\n'
       if (pending.length >= CHUNK) {
@@ -115,4 +127,13 @@ export function stringify(opts: StringifyOptions = {}): Transform {
       cb()
     },
   })
+  // The Transform's own read step releases a held transform callback; a huge record's rest goes first.
+  const read = out._read.bind(out)
+  out._read = (n: number) => {
+    const r = resume
+    if (r === null) return read(n)
+    resume = null
+    r()
+  }
+  return out
 }

@@ -4,7 +4,7 @@
  * holds where a 32K slice ends (a surrogate pair, an escape, a lone surrogate).
  */
 import t from 'tap'
-import { holdsHugeString, jsonPieces } from '../../lib/interchange/stringify.js'
+import { holdsHugeString, jsonPieces, stringify } from '../../lib/interchange/stringify.js'
 
 const MB = 1024 * 1024
 const SLICE = 32 * 1024
@@ -29,4 +29,19 @@ t.test('joined pieces are JSON.stringify byte for byte', async (t) => {
     t.equal([...jsonPieces(v)].join(''), JSON.stringify(v), name)
   }
   t.notOk(holdsHugeString({ a: 'x'.repeat(MB - 1), b: ['y'.repeat(1000)] }), 'below the size: the ordinary path')
+})
+
+t.test('a huge record goes out as fast as it is read, not all at once', async (t) => {
+  const out = stringify({ preamble: false })
+  const rec = { kind: 'message', id: 'm1', text: awkward(8 * MB, '😀') }
+  const done = new Promise<void>((resolve, reject) => out.write(rec, (err) => (err ? reject(err) : resolve())))
+  await new Promise((r) => setImmediate(r))
+  // Unread, it holds about a slice: the rest waits in the string, not as bytes in the buffer.
+  t.ok(out.readableLength <= 4 * SLICE, `${out.readableLength} bytes wait unread (the record is ${8 * MB} characters)`)
+  const parts: Buffer[] = []
+  out.on('data', (b: Buffer) => parts.push(b))
+  await done
+  out.end()
+  await new Promise((r) => out.on('end', r))
+  t.equal(Buffer.concat(parts).toString(), JSON.stringify(rec) + '\n', 'then all of it, byte for byte')
 })
