@@ -19,6 +19,15 @@ const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const check = args.includes('--check')
 const only = args.filter((a) => !a.startsWith('--'))
+/**
+ * `--repeat=N`: every measured command runs N times and its row gives the
+ * median seconds, CPU seconds and peak RSS (issue #20's figures were medians
+ * of 3). On this 2-core machine one run of the same command moves by up to
+ * 15%, so a ratio near its floor passes or fails `--check` by chance. A
+ * command that changes what the next run sees says how to undo it (`before`).
+ */
+const repeatArg = args.find((a) => a.startsWith('--repeat='))
+const repeat = repeatArg ? Math.max(1, Number.parseInt(repeatArg.slice('--repeat='.length), 10) || 1) : 1
 mkdirSync(outDir, { recursive: true })
 
 const rows = []
@@ -59,6 +68,26 @@ function measure(script, scriptArgs, opts = {}) {
   })
 }
 
+/** `measure`, `repeat` times (`opts.before` ahead of each run): the median of each figure, the last run's output. */
+async function measured(script, scriptArgs, opts = {}) {
+  const runs = []
+  for (let i = 0; i < repeat; i++) {
+    await opts.before?.()
+    const r = await measure(script, scriptArgs, opts)
+    if (r.code !== 0) return r
+    runs.push(r)
+  }
+  if (runs.length === 1) return runs[0]
+  const median = (xs) => {
+    const s = xs.filter((x) => x !== undefined).sort((a, b) => a - b)
+    if (!s.length) return undefined
+    const h = s.length >> 1
+    return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2
+  }
+  return { ...runs[runs.length - 1], seconds: median(runs.map((r) => r.seconds)), rssKiB: median(runs.map((r) => r.rssKiB)), cpuSeconds: median(runs.map((r) => r.cpuSeconds)) }
+}
+const medianNote = repeat > 1 ? `median of ${repeat}` : ''
+
 const baselines = new Map()
 const ratios = []
 
@@ -92,11 +121,12 @@ const b = {
   size: (file) => statSync(file).size,
   /** The split2 + JSON.parse + JSON.stringify loop over `file`. */
   async baseline(label, file) {
-    const r = await measure(join(root, 'bench', 'baseline.mjs'), [file])
+    const r = await measured(join(root, 'bench', 'baseline.mjs'), [file])
     if (r.code !== 0) throw new Error(`baseline failed: ${r.stderr}`)
     const bytes = statSync(file).size
     const row = { label: `baseline loop: ${label}`, seconds: r.seconds, mbs: bytes / 1e6 / r.seconds, rssKiB: r.rssKiB, cpuSeconds: r.cpuSeconds }
-    if (r.cpuSeconds) row.note = `${(bytes / 1e6 / r.cpuSeconds).toFixed(1)} MB per CPU-s`
+    const note = [r.cpuSeconds ? `${(bytes / 1e6 / r.cpuSeconds).toFixed(1)} MB per CPU-s` : '', medianNote].filter(Boolean).join(' ')
+    if (note) row.note = note
     baselines.set(label, row)
     b.lastBaseline = row
     print(row)
@@ -104,7 +134,7 @@ const b = {
   },
   /** Runs bin/ferry with `ferryArgs`; `bytes` is the input size for MB/s; compares with `against` (a baseline label) or the last baseline. */
   async ferry(label, ferryArgs, opts = {}) {
-    const r = await measure(join(root, 'bin', 'ferry.js'), ferryArgs, opts)
+    const r = await measured(join(root, 'bin', 'ferry.js'), ferryArgs, opts)
     if (r.code !== 0 && !opts.allowFail) throw new Error(`ferry ${ferryArgs.join(' ')} failed (${r.code}): ${r.stderr.slice(-2000)}`)
     const base = opts.against ? baselines.get(opts.against) : b.lastBaseline
     const row = { label, seconds: r.seconds, rssKiB: r.rssKiB }
@@ -116,16 +146,16 @@ const b = {
     if (opts.bytes && r.cpuSeconds) row.cpuMbs = opts.bytes / 1e6 / r.cpuSeconds
     row.cpuSeconds = r.cpuSeconds
     const cpu = row.cpuMbs ? `${row.cpuMbs.toFixed(1)} MB per CPU-s` : row.cpuSeconds ? `${row.cpuSeconds.toFixed(2)} CPU-s` : ''
-    if (opts.note || cpu) row.note = [cpu, opts.note].filter(Boolean).join(' ')
+    if (opts.note || cpu || medianNote) row.note = [cpu, opts.note, medianNote].filter(Boolean).join(' ')
     print(row)
     return { ...row, stdout: r.stdout, stderr: r.stderr }
   },
   /** Runs any node script with the RSS probe (for workloads that measure a library call). */
   async script(label, script, scriptArgs, opts = {}) {
-    const r = await measure(script, scriptArgs, opts)
+    const r = await measured(script, scriptArgs, opts)
     if (r.code !== 0) throw new Error(`${script} failed: ${r.stderr.slice(-2000)}`)
     const cpu = r.cpuSeconds ? (opts.bytes ? `${(opts.bytes / 1e6 / r.cpuSeconds).toFixed(1)} MB per CPU-s` : `${r.cpuSeconds.toFixed(2)} CPU-s`) : ''
-    const note = [cpu, opts.note].filter(Boolean).join(' ')
+    const note = [cpu, opts.note, medianNote].filter(Boolean).join(' ')
     const row = { label, seconds: r.seconds, rssKiB: r.rssKiB, cpuSeconds: r.cpuSeconds, ...(opts.bytes ? { mbs: opts.bytes / 1e6 / r.seconds } : {}), ...(note ? { note } : {}) }
     print(row)
     return { ...row, stdout: r.stdout }
@@ -170,13 +200,14 @@ async function core() {
   await b.baseline('interchange', file)
   await b.ferry('ferry cat FILE (parse + stringify)', ['cat', file], { bytes })
   const out = join(outDir, 'core-out')
-  rmSync(out, { recursive: true, force: true })
-  await b.ferry('ferry write --to ferry --out DIR (atomic file)', ['write', '--to', 'ferry', '--out', out + '/'], { bytes, stdinFile: file })
+  const clean = () => rmSync(out, { recursive: true, force: true })
+  await b.ferry('ferry write --to ferry --out DIR (atomic file)', ['write', '--to', 'ferry', '--out', out + '/'], { bytes, stdinFile: file, before: clean })
+  clean()
 }
 
 const workloadDir = join(root, 'bench', 'workloads')
 const workloads = existsSync(workloadDir) ? readdirSync(workloadDir).filter((f) => f.endsWith('.mjs')).sort() : []
-console.log(`ferry bench ${quick ? '(quick)' : ''} — node ${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+console.log(`ferry bench ${quick ? '(quick)' : ''}${repeat > 1 ? ` (medians of ${repeat})` : ''} — node ${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 if (!only.length || only.includes('core')) await core()
 for (const f of workloads) {
   const mod = await import(pathToFileURL(join(workloadDir, f)).href)

@@ -18,6 +18,10 @@ const root = join(dirname(self), '..', '..')
 
 const QUERIES = ['error', 'refactor', 'test', '"npm test"', 'config', 'build', 'function', 'import', 'file', 'fix', 'README', 'deploy', 'migration', 'cache', 'docker', 'timeout', 'parser', 'commit', 'lint', 'network']
 
+function removeDb(db) {
+  for (const ext of ['', '-wal', '-shm']) rmSync(db + ext, { force: true })
+}
+
 async function searchLatency(db) {
   const { openArchive } = await import(pathToFileURL(join(root, 'dist/lib/archive/db.js')).href)
   const { search } = await import(pathToFileURL(join(root, 'dist/lib/archive/search.js')).href)
@@ -49,8 +53,7 @@ export default async function (b) {
   const label = `${files.length} Claude Code sessions, ${(bytes / 1e6).toFixed(0)} MB`
   const base = await b.script(`baseline loop: ${label}`, join(dirname(self), '..', 'baseline.mjs'), ['--list', list], { bytes })
   const db = join(b.outDir, 'archive-bench.db')
-  for (const ext of ['', '-wal', '-shm']) rmSync(db + ext, { force: true })
-  const first = await b.ferry(`ferry archive (first): ${label}`, ['--home', home, '--db', db, 'archive', '--quiet'], { bytes })
+  const first = await b.ferry(`ferry archive (first): ${label}`, ['--home', home, '--db', db, 'archive', '--quiet'], { bytes, before: () => removeDb(db) })
   b.report('  vs baseline', `${((first.mbs / base.mbs) * 100).toFixed(0)}% of baseline speed, ${(first.rssKiB / base.rssKiB).toFixed(2)}x its RSS (target ≥ 80%, RSS ≤ 250 MB)`)
   b.ratio('archive: first archive', first.mbs / base.mbs, 'MB/s vs the loop over the same files')
   b.ceiling('archive: first archive peak RSS / 250 MB', (first.rssKiB * 1024) / 250e6, 'peak RSS vs the 250 MB target')
@@ -59,23 +62,24 @@ export default async function (b) {
   const ls = await b.ferry('ferry ls (discovery alone, same store)', ['--home', home, 'ls', '--json'])
   b.report('  re-run beyond discovery', `${(rerun.seconds - ls.seconds).toFixed(2)} s wall, ${((rerun.cpuSeconds ?? 0) - (ls.cpuSeconds ?? 0)).toFixed(2)} CPU-s`)
   b.ratio(`archive: re-run of ${n} unchanged sessions`, (n === 10000 ? 2 : 0.2) / rerun.seconds, 'target seconds (2 s per 10,000 sessions) / seconds taken')
-  // One more line in each of 100 sessions (a copy of its last line under a new uuid).
-  for (const f of files.slice(0, 100)) {
-    const lines = readFileSync(f, 'utf8').trimEnd().split('\n')
-    const last = JSON.parse(lines[lines.length - 1])
-    last.parentUuid = last.uuid
-    last.uuid = `bench-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
-    appendFileSync(f, JSON.stringify(last) + '\n')
+  // One more line in each of 100 sessions (a copy of its last line under a new uuid), before each run.
+  const append = () => {
+    for (const f of files.slice(0, 100)) {
+      const lines = readFileSync(f, 'utf8').trimEnd().split('\n')
+      const last = JSON.parse(lines[lines.length - 1])
+      last.parentUuid = last.uuid
+      last.uuid = `bench-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+      appendFileSync(f, JSON.stringify(last) + '\n')
+    }
   }
-  await b.ferry(`ferry archive (re-run, 100 sessions appended)`, ['--home', home, '--db', db, 'archive', '--quiet'])
+  await b.ferry(`ferry archive (re-run, 100 sessions appended)`, ['--home', home, '--db', db, 'archive', '--quiet'], { before: append })
   const s = await b.script('search: 20 queries (library call)', self, ['--search', db], { capture: true })
   const lat = JSON.parse(s.stdout.trim().split('\n').pop())
   b.report('  search latency', `median ${lat.median_ms.toFixed(1)} ms, max ${lat.max_ms.toFixed(1)} ms, ${lat.hits} hits (target median ≤ 100 ms)`)
   b.ratio('archive: search median of 20 queries', 100 / lat.median_ms, 'target ms (100) / median ms')
   await b.ferry('ferry search (one CLI run, startup included)', ['--db', db, 'search', 'error', '--limit', '20'])
   const out = join(b.outDir, 'archive-export')
-  rmSync(out, { recursive: true, force: true })
-  await b.ferry('ferry export --format parquet', ['--db', db, 'export', '--out', out], { bytes, note: 'MB/s of the archived source bytes' })
+  await b.ferry('ferry export --format parquet', ['--db', db, 'export', '--out', out], { bytes, note: 'MB/s of the archived source bytes', before: () => rmSync(out, { recursive: true, force: true }) })
   rmSync(out, { recursive: true, force: true })
 
   // One big Codex rollout.
@@ -85,8 +89,7 @@ export default async function (b) {
   const cbytes = b.size(rollout)
   await b.baseline(`codex rollout ${size}`, rollout)
   const cdb = join(b.outDir, 'archive-bench-codex.db')
-  for (const ext of ['', '-wal', '-shm']) rmSync(cdb + ext, { force: true })
-  const big = await b.ferry(`ferry archive (first): codex rollout ${size}`, ['--home', chome, '--db', cdb, 'archive', '--quiet'], { bytes: cbytes })
+  const big = await b.ferry(`ferry archive (first): codex rollout ${size}`, ['--home', chome, '--db', cdb, 'archive', '--quiet'], { bytes: cbytes, before: () => removeDb(cdb) })
   b.ceiling(`archive: codex ${size} rollout peak RSS / 250 MB`, (big.rssKiB * 1024) / 250e6, 'peak RSS vs the 250 MB target')
-  for (const d of [db, cdb]) for (const ext of ['', '-wal', '-shm']) rmSync(d + ext, { force: true })
+  for (const d of [db, cdb]) removeDb(d)
 }

@@ -21,13 +21,13 @@ export default async function (b) {
     await b.ferry(`${label} → stream (cat --no-native)`, ['--home', home, 'cat', file, '--no-native'], { bytes, against: label })
     await b.ferry(`${label}.zst → stream`, ['--home', home, 'cat', zst, '--no-native'], { bytes, against: label, note: 'target 60%' })
     const out = join(b.outDir, `codex-to-claude-${size}`)
-    rmSync(out, { recursive: true, force: true })
-    const plain = await b.ferry(`${label} → claude-code`, ['--home', home, 'convert', file, '--to', 'claude-code', '--out', out], { bytes, against: label })
+    const clean = () => rmSync(out, { recursive: true, force: true })
+    const plain = await b.ferry(`${label} → claude-code`, ['--home', home, 'convert', file, '--to', 'claude-code', '--out', out], { bytes, against: label, before: clean })
     b.ratio(`${label} → claude-code`, plain.vsBaseline, 'MB/s vs the loop on the plain file')
-    rmSync(out, { recursive: true, force: true })
-    const z = await b.ferry(`${label}.zst → claude-code`, ['--home', home, 'convert', zst, '--to', 'claude-code', '--out', out], { bytes, against: label })
+    clean()
+    const z = await b.ferry(`${label}.zst → claude-code`, ['--home', home, 'convert', zst, '--to', 'claude-code', '--out', out], { bytes, against: label, before: clean })
     b.ratio(`${label}.zst → claude-code`, z.vsBaseline, 'MB/s (uncompressed) vs the loop on the plain file', { rss: z.rssVsBaseline })
-    rmSync(out, { recursive: true, force: true })
+    clean()
   }
   // One pathological line: linear cost and bounded memory, not a crash.
   const bigLine = b.quick ? '10M' : '100M'

@@ -60,12 +60,12 @@ export default async function (b) {
   const fbytes = b.size(src)
   await b.baseline(`codex ${size} (redact)`, src)
   const out = join(b.outDir, `redact-codex-${size}`)
-  rmSync(out, { recursive: true, force: true })
-  const plain = await b.ferry(`codex ${size} → claude-code`, ['--home', home, 'convert', src, '--to', 'claude-code', '--out', out], { bytes: fbytes })
-  rmSync(out, { recursive: true, force: true })
-  const red = await b.ferry(`codex ${size} → claude-code --redact`, ['--home', home, 'convert', src, '--to', 'claude-code', '--out', out, '--redact'], { bytes: fbytes })
+  const clean = () => rmSync(out, { recursive: true, force: true })
+  const plain = await b.ferry(`codex ${size} → claude-code`, ['--home', home, 'convert', src, '--to', 'claude-code', '--out', out], { bytes: fbytes, before: clean })
+  clean()
+  const red = await b.ferry(`codex ${size} → claude-code --redact`, ['--home', home, 'convert', src, '--to', 'claude-code', '--out', out, '--redact'], { bytes: fbytes, before: clean })
   b.ratio(`codex ${size} → claude-code --redact`, red.vsBaseline, 'MB/s vs the loop on the same file', { rss: red.rssVsBaseline })
-  rmSync(out, { recursive: true, force: true })
+  clean()
   const cpuCost = plain.cpuSeconds && red.cpuSeconds ? `, +${((red.cpuSeconds / plain.cpuSeconds - 1) * 100).toFixed(0)}% CPU time` : ''
   b.report('--redact cost on the convert', `+${((red.seconds / plain.seconds - 1) * 100).toFixed(0)}% wall time${cpuCost} (target <= +25%)`)
 }

@@ -56,10 +56,10 @@ export default async function (b) {
   mkdirSync(join(home, '.cache'), { recursive: true })
   rmSync(join(home, '.cache', 'ferry'), { recursive: true, force: true })
   const out = join(b.outDir, 'sessions-export')
-  rmSync(out, { recursive: true, force: true })
+  const clean = () => rmSync(out, { recursive: true, force: true })
   // A trailing slash: a folder of one file per session (the issue's row). Without it a path that does not exist is
   // one interchange file for all of them (sink-run.ts outKind), which skips the per-session cost being measured.
-  const conv = await b.ferry(`convert --from claude-code --to ferry --out DIR/: ${label}`, ['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out + '/'], { bytes })
+  const conv = await b.ferry(`convert --from claude-code --to ferry --out DIR/: ${label}`, ['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out + '/'], { bytes, before: clean })
   b.ratio('sessions: convert --from claude-code --to ferry', conv.mbs / base.mbs, 'MB/s vs the loop over the same files', { rss: conv.rssKiB / base.rssKiB })
   rmSync(out, { recursive: true, force: true })
   // Cold: every head and tail read and parsed (no cache), as the first listing ever.

@@ -100,7 +100,9 @@ export default async function (b) {
     renameSync(stream + '.tmp', stream)
   }
   const out = join(b.outDir, 'zcode-write.sqlite')
-  for (const s of ['', '-wal', '-shm']) rmSync(out + s, { force: true })
-  await b.ferry(`zcode stream → write --to zcode --out FILE`, ['write', '--to', 'zcode', '--out', out], { bytes: statSync(stream).size, stdinFile: stream, against: 'zcode data', note: 'write throughput over interchange bytes; one transaction per session' })
-  for (const s of ['', '-wal', '-shm']) rmSync(out + s, { force: true })
+  const clean = () => {
+    for (const s of ['', '-wal', '-shm']) rmSync(out + s, { force: true })
+  }
+  await b.ferry(`zcode stream → write --to zcode --out FILE`, ['write', '--to', 'zcode', '--out', out], { before: clean, bytes: statSync(stream).size, stdinFile: stream, against: 'zcode data', note: 'write throughput over interchange bytes; one transaction per session' })
+  clean()
 }
