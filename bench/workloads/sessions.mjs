@@ -54,14 +54,18 @@ export default async function (b) {
   const base = await b.script(`baseline loop over the files: ${label}`, join(dirname(self), '..', 'baseline.mjs'), ['--list', list], { bytes })
   // A real HOME has a cache folder: ferry keeps its discovery cache there (and creates nothing in a HOME without one).
   mkdirSync(join(home, '.cache'), { recursive: true })
-  rmSync(join(home, '.cache', 'ferry'), { recursive: true, force: true })
   const out = join(b.outDir, 'sessions-export')
   const clean = () => rmSync(out, { recursive: true, force: true })
+  // Each convert run starts with no discovery cache (the one the run before left would skip the discovery being measured).
+  const fresh = () => {
+    clean()
+    rmSync(join(home, '.cache', 'ferry'), { recursive: true, force: true })
+  }
   // A trailing slash: a folder of one file per session (the issue's row). Without it a path that does not exist is
   // one interchange file for all of them (sink-run.ts outKind), which skips the per-session cost being measured.
-  const conv = await b.ferry(`convert --from claude-code --to ferry --out DIR/: ${label}`, ['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out + '/'], { bytes, before: clean })
+  const conv = await b.ferry(`convert --from claude-code --to ferry --out DIR/: ${label}`, ['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out + '/'], { bytes, before: fresh })
   b.ratio('sessions: convert --from claude-code --to ferry', conv.mbs / base.mbs, 'MB/s vs the loop over the same files', { rss: conv.rssKiB / base.rssKiB })
-  rmSync(out, { recursive: true, force: true })
+  clean()
   // Cold: every head and tail read and parsed (no cache), as the first listing ever.
   const cold = await b.ferry(`ferry ls, no cache (FERRY_NO_CACHE=1): ${label}`, ['--home', home, 'ls'], { env: { FERRY_NO_CACHE: '1' }, note: 'cold' })
   b.ratio('sessions: ferry ls, no cache', 1 / cold.seconds, 'target seconds (1 s) / seconds taken (no floor: the first listing)')

@@ -43,10 +43,6 @@ const AUTO_MIN_SESSIONS = 64
 const AUTO_MIN_BYTES = 16 * 1024 * 1024
 /** More workers than this only contend for the disk. */
 const AUTO_MAX_JOBS = 4
-// The workers' young generation grows as V8 grows it (to 32 MB), past the CLI's
-// cap (heap.ts): started at the cap and held there, the bench's 10,000 sessions
-// converted with 45 MiB less peak RSS (360 → 315) but about 10% slower, by hand,
-// alternating runs; this row's target is speed.
 
 export interface Parallel {
   jobs: number
@@ -158,6 +154,9 @@ export async function writeInWorkers(ctx: StoreContext, plan: Parallel, to: stri
     void Promise.allSettled(workers.map((w) => w.terminate())).then(() => process.kill(process.pid, sig))
   }
   for (const sig of signals) process.on(sig, onSignal)
+  // The workers' young generation grows as V8 grows it (to 32 MB), past the CLI's cap (heap.ts):
+  // started at the cap and held there, the bench's 10,000 sessions converted with 45 MiB less peak
+  // RSS (360 → 315) but about 10% slower (by hand, alternating runs); this row's target is speed.
   const run = () =>
     new Promise<void>((resolve, reject) => {
       const w = new Worker(new URL(import.meta.url), { workerData: setup })

@@ -29,8 +29,7 @@ t.test('kill -9 during convert --from: no partial session under a final name', a
   const out = join(home, 'killed') + '/'
   const child = spawn(process.execPath, [FERRY, '--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out], { stdio: 'ignore' })
   const exited = new Promise<NodeJS.Signals | null>((res) => child.on('exit', (_code, signal) => res(signal)))
-  // Kill once a few sessions are done (under final names: temp files alone can be all there is while a batch is
-  // made durable, and a slow machine saw five of them and no final name): the export is then between sessions or inside one.
+  // Kill once a few sessions are done, under final names (while a batch is made durable, temp files can be all there is).
   let seen = 0
   for (let i = 0; i < 6000 && child.exitCode === null; i++) {
     try {
