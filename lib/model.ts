@@ -328,3 +328,12 @@ export function resultText(content: ToolResultBlock['content']): string {
 export function sessionRecord(fields: Omit<SessionRec, 'kind' | 'ferry' | 'id'> & { id?: string }): SessionRec {
   return { kind: 'session', ferry: FERRY_FORMAT, id: fields.id ?? recordId(fields.sid, 'session'), ...fields } as SessionRec
 }
+
+/** A parsed JSON object of a native format, read field by field (the one JSON type of the harnesses). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonObject = Record<string, any>
+
+/** Whether a parsed JSON value is an object (not null, not an array): the one such check. */
+export function isObj(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
