@@ -6,7 +6,7 @@
  * the one list in lib/codes.ts and are printed as `<source>:<code>`.
  */
 import type { Code } from './codes.js'
-import { formatPosition, type Position } from './errors.js'
+import { asFerryError, FerryError, formatPosition, type Position } from './errors.js'
 
 export type Severity = 'error' | 'warning' | 'info'
 
@@ -87,4 +87,15 @@ export function label(d: Pick<Diagnostic, 'code' | 'source'>): string {
 /** `<source>:<code>: <file>:<line>: <message>` */
 export function formatLine(d: Diagnostic): string {
   return `${label(d)}: ${d.position ? `${formatPosition(d.position)}: ` : ''}${d.message}`
+}
+
+/** An error as a diagnostic: its code, source and position, for reports that go on after it. */
+export function asDiagnostic(err: unknown): Diagnostic {
+  const fe = asFerryError(err)
+  return { severity: 'error', code: fe.code, message: fe.message, ...(fe.position ? { position: fe.position } : {}), ...(fe.source ? { source: fe.source } : {}) }
+}
+
+/** A diagnostic back as the error it describes (one that crossed from a worker thread). */
+export function fromDiagnostic(d: Diagnostic): FerryError {
+  return new FerryError(d.message, { code: d.code, ...(d.source ? { source: d.source } : {}), ...(d.position ? { position: d.position } : {}) })
 }

@@ -314,10 +314,6 @@ export function sourceHarness(rec: { sid?: unknown; source?: { harness?: unknown
   return typeof rec.sid === 'string' ? parseSessionKey(rec.sid).harness : ''
 }
 
-export function isRecord(value: unknown): value is FerryRecord {
-  return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string'
-}
-
 /** Text of a tool result's content, images left out. */
 export function resultText(content: ToolResultBlock['content']): string {
   if (typeof content === 'string') return content

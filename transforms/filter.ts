@@ -11,8 +11,8 @@
  */
 import type { Transform } from 'node:stream'
 import { sourceHarness, type Block, type FerryRecord, type MessageRec, type SessionRec } from '../lib/model.js'
-import { mapRecords } from '../lib/pipeline.js'
-import { cwdMatcher, parseTime, sessionTime } from '../lib/select.js'
+import { mapRecords } from '../lib/io/pipeline.js'
+import { cwdMatcher, parseTime, sessionTime } from '../lib/query/select.js'
 import { UsageError } from '../lib/errors.js'
 import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
 import { withBlocks } from './util.js'
@@ -185,9 +185,10 @@ export function filter(options: FilterOptions = {}): FilterStream {
 
   function emitSession(recs: FerryRecord[], push: (r: FerryRecord) => void): void {
     const msgs = recs.filter((r): r is MessageRec => r.kind === 'message')
-    if (grepRe && !msgs.some((m) => m.blocks.some((b) => (b.type === 'text' || b.type === 'thinking') && grepRe.test(b.text)))) return finishDrop()
-    if (opts.minMessages !== undefined && msgs.length < opts.minMessages) return finishDrop()
-    if (opts.maxMessages !== undefined && msgs.length > opts.maxMessages) return finishDrop()
+    // A session that fails a session-level test is dropped whole: none of its records is pushed.
+    if (grepRe && !msgs.some((m) => m.blocks.some((b) => (b.type === 'text' || b.type === 'thinking') && grepRe.test(b.text)))) return
+    if (opts.minMessages !== undefined && msgs.length < opts.minMessages) return
+    if (opts.maxMessages !== undefined && msgs.length > opts.maxMessages) return
     let lo = 1
     let hi = Number.MAX_SAFE_INTEGER
     if (range) {
@@ -200,8 +201,6 @@ export function filter(options: FilterOptions = {}): FilterStream {
     let pos = 0
     for (const r of recs) pass(r, r.kind === 'message' ? ++pos : 0, lo, hi, push)
   }
-
-  function finishDrop(): void {}
 
   function pass(r: FerryRecord, pos: number, lo: number, hi: number, push: (r: FerryRecord) => void): void {
     if (r.kind === 'message') {

@@ -26,7 +26,7 @@
  */
 import type { Transform } from 'node:stream'
 import type { Block, FerryRecord, NativePass, StreamRec, ThinkingBlock } from '../lib/model.js'
-import { mapRecords } from '../lib/pipeline.js'
+import { mapRecords } from '../lib/io/pipeline.js'
 import { Redactor } from '../lib/redact/engine.js'
 import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
 

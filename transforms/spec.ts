@@ -5,9 +5,8 @@
  * from it (lib/cli/transforms.ts), and the docs tables are rendered from it
  * (a test fails when docs/transforms.md disagrees).
  */
-import { didYouMean } from '../lib/suggest.js'
 import type { Transform } from 'node:stream'
-import { UsageError } from '../lib/errors.js'
+import { didYouMean, UsageError } from '../lib/errors.js'
 
 interface OptionBase {
   describe: string

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import type { Transform } from 'node:stream'
 import type { Block, ImageBlock, MessageRec, ResultPart, TextBlock } from '../lib/model.js'
 import { UsageError } from '../lib/errors.js'
-import { mapRecords } from '../lib/pipeline.js'
+import { mapRecords } from '../lib/io/pipeline.js'
 import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
 import { mapStrings, withBlocks } from './util.js'
 

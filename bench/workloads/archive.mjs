@@ -23,7 +23,7 @@ function removeDb(db) {
 }
 
 async function searchLatency(db) {
-  const { openArchive } = await import(pathToFileURL(join(root, 'dist/lib/archive/db.js')).href)
+  const { openArchive } = await import(pathToFileURL(join(root, 'dist/lib/archive/store/db.js')).href)
   const { search } = await import(pathToFileURL(join(root, 'dist/lib/archive/search.js')).href)
   const d = openArchive(db, { readonly: true })
   const times = []

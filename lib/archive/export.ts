@@ -16,8 +16,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { FerryError, UsageError } from '../errors.js'
-import { rawColumn, type ArchiveDb } from './db.js'
-import { nativeOf, topVersion } from './store.js'
+import { rawColumn, type ArchiveDb } from './store/db.js'
+import { nativeOf, topVersion } from './store/store.js'
 import { VERSION } from '../version.js'
 
 export type ExportFormat = 'parquet' | 'jsonl'

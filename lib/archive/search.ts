@@ -11,8 +11,8 @@
  */
 import Database from 'better-sqlite3'
 import type { FerryRecord } from '../model.js'
-import type { ArchiveDb } from './db.js'
-import { indexedText } from './text.js'
+import type { ArchiveDb } from './store/db.js'
+import { indexedText } from './store/text.js'
 
 export interface SearchOptions {
   harnesses?: readonly string[]
@@ -130,7 +130,7 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
 
 type Columns = [text: string, tools: string, title: string, cwd: string]
 
-/** The four indexed columns of a hit, as the writer filled them (store.ts: write, openSession). */
+/** The four indexed columns of a hit, as the writer filled them (store/store.ts: write, openSession). */
 function indexedColumns(body: string | null, header: string | null, tools: string | null): Columns {
   try {
     if (body !== null) return [indexedText(JSON.parse(body) as FerryRecord).text, tools ?? '', '', '']

@@ -8,7 +8,7 @@
  * disappeared from its store is marked gone and kept.
  *
  * The sources are passed in (the CLI gives the registry's store harnesses),
- * so this storage layer names none.
+ * so this module names none.
  */
 import { createHash } from 'node:crypto'
 import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs'
@@ -18,8 +18,8 @@ import type { StoreContext } from '../context.js'
 import { asFerryError } from '../errors.js'
 import type { Diagnostic } from '../diagnostics.js'
 import type { EndRec, FerryRecord, Locator, SessionRec } from '../model.js'
-import type { ArchiveDb } from './db.js'
-import { ArchiveWriter, RowMaker, type Row } from './store.js'
+import type { ArchiveDb } from './store/db.js'
+import { ArchiveWriter, RowMaker, type Row } from './store/store.js'
 
 /** What discovery tells about a session (the harness contract's SessionInfo, structurally). */
 export interface SourceSession {

@@ -5,8 +5,7 @@
  * and a negative span after a time flag (`--since -3d`) is that flag's
  * value, not a cluster of short options.
  */
-import { UsageError } from '../errors.js'
-import { didYouMean } from '../suggest.js'
+import { didYouMean, UsageError } from '../errors.js'
 
 const TIME_FLAGS = new Set(['--since', '--until'])
 const NEGATIVE_SPAN = /^-\d+\s*[mhdw]$/

@@ -6,7 +6,7 @@
  * and the exit code: 2 for usage, 1 for everything else. Never a stack trace
  * (FERRY_DEBUG=1 adds one, for bug reports).
  */
-import { formatLine, type Diagnostic } from '../diagnostics.js'
+import { asDiagnostic, formatLine } from '../diagnostics.js'
 import { asFerryError, errorMessage, FerryError, UsageError } from '../errors.js'
 
 export function isUsage(err: unknown): boolean {
@@ -23,17 +23,6 @@ export function failureJson(err: unknown): string {
 /** `<source>:<code>: <file>:<line>: <message>`, the shape of every diagnostic line, whatever was thrown. */
 export function errorLine(err: unknown): string {
   return formatLine(asDiagnostic(err))
-}
-
-/** An error as a diagnostic: its code, source and position, for reports that go on after it. */
-export function asDiagnostic(err: unknown): Diagnostic {
-  const fe = asFerryError(err)
-  return { severity: 'error', code: fe.code, message: fe.message, ...(fe.position ? { position: fe.position } : {}), ...(fe.source ? { source: fe.source } : {}) }
-}
-
-/** A diagnostic back as the error it describes (one that crossed from a worker thread). */
-export function fromDiagnostic(d: Diagnostic): FerryError {
-  return new FerryError(d.message, { code: d.code, ...(d.source ? { source: d.source } : {}), ...(d.position ? { position: d.position } : {}) })
 }
 
 export function reportFailure(err: unknown, json: boolean): void {

@@ -6,18 +6,18 @@
  */
 import yargs, { type Argv, type CommandModule } from 'yargs'
 import { UsageError } from '../errors.js'
-import { isEpipe } from '../pipeline.js'
+import { isEpipe } from '../io/pipeline.js'
 import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
-import { guardStdout } from './io.js'
+import { guardStdout } from './output.js'
 import { globalValueFlags, storeOptions } from './options.js'
 import { prepareArgs } from './argv.js'
 import { helpWidth, unwrappedExamples } from './help.js'
 import { reportFailure } from './failure.js'
 import { COMPLETE_HOOK, completionCommands, printCompletions } from './completion.js'
 import { STDIN_SENTINEL } from './sources.js'
-import { joinTransformValues, loadedTransforms, loadTransforms } from './transforms.js'
-import { filterCommand } from './commands/filter-command.js'
+import { cliTransforms, joinTransformValues } from './transforms.js'
+import { transformCommand } from './commands/transform-commands.js'
 import * as ls from './commands/ls.js'
 import * as cat from './commands/cat.js'
 import * as write from './commands/write.js'
@@ -34,7 +34,7 @@ import { tuneHeap } from './heap.js'
 /** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function commandModules(joined: string[]): Array<CommandModule<any, any>> {
-  const transforms = loadedTransforms()
+  const transforms = cliTransforms()
   return [
     ls,
     { ...cat, handler: (argv: Record<string, unknown>) => cat.handler({ ...argv, rawArgs: joined }) },
@@ -47,7 +47,7 @@ export function commandModules(joined: string[]): Array<CommandModule<any, any>>
     cont,
     show,
     { ...render, handler: (argv: Record<string, unknown>) => render.handler({ ...argv, rawArgs: joined }) },
-    ...transforms.map((t) => filterCommand(t)),
+    ...transforms.map((t) => transformCommand(t)),
     ...completionCommands(() => commandModules(joined)),
   ] as unknown as Array<CommandModule<any, any>>
 }
@@ -87,7 +87,7 @@ export async function main(args: string[]): Promise<void> {
   try {
     // The completion scripts' hook: the words typed so far, never parsed as a command line.
     if (args[0] === COMPLETE_HOOK) return await printCompletions(args.slice(args[1] === '--' ? 2 : 1), commandModules([]))
-    const transforms = await loadTransforms()
+    const transforms = cliTransforms()
     const names = commandModules([]).map(commandName).filter((n) => !n.startsWith('__'))
     const prepared = prepareArgs(joinTransformValues(args, transforms), names, globalValueFlags())
     json = prepared.json

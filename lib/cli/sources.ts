@@ -6,16 +6,17 @@ import { existsSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import type { Argv } from 'yargs'
 import type { StoreContext } from '../context.js'
-import { fromSource, UsageError } from '../errors.js'
-import { concatSources } from '../pipeline.js'
-import { resolveRef, type ResolvedRef } from '../refs.js'
+import { asDiagnostic } from '../diagnostics.js'
+import { FerryError, fromSource, UsageError } from '../errors.js'
+import { concatSources } from '../io/pipeline.js'
+import { getHarness } from '../harness/registry.js'
+import { resolveRef, type ResolvedRef } from '../harness/refs.js'
 import type { ReadOptions } from '../harness/types.js'
-import { matches, selectedHarnesses, selectionFrom } from './commands/ls.js'
+import { archiveFlag, archiveHarness } from './archive-options.js'
+import { matches, selectedHarnesses, selectionFrom } from './selection.js'
 import { requireHome, type Args } from './options.js'
-import { archiveFlag, archivedRefs } from './commands/archive.js'
 import { readableOf } from '../io/drain.js'
-import { salvageRecords } from './io.js'
-import { asDiagnostic } from './failure.js'
+import { salvageRecords } from './salvage.js'
 
 /** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
 export const STDIN_SENTINEL = '\u0000stdin'
@@ -68,6 +69,29 @@ export async function resolveSources(ctx: StoreContext, argv: Args): Promise<Res
     for (const ref of refs) resolved.push(await resolveRef(ctx, ref))
   }
   return resolved
+}
+
+/** `cat`/`convert --archive`: the REFs (harness:id, id, prefix) or every session of `--from` harnesses, as archived. */
+async function archivedRefs(ctx: StoreContext, argv: Args, refs: string[]): Promise<ResolvedRef[]> {
+  const a = archiveHarness()
+  const from = Array.isArray(argv.from) ? argv.from.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
+  if (from.length && refs.length) throw new UsageError('give REFs or --from, not both')
+  if (!from.length && !refs.length) throw new UsageError(`name the archived sessions to read (harness:id), or --from HARNESS`)
+  const out: ResolvedRef[] = []
+  if (from.length) {
+    const filter = selectionFrom(argv)
+    for await (const s of a.discover!(ctx, { all: true })) {
+      if (!from.includes(s.harness) || s.parent || !matches(s, { ...filter, all: true })) continue
+      out.push({ harness: a, session: s })
+    }
+    return out
+  }
+  for (const ref of refs) {
+    const s = await a.resolve!(ctx, ref)
+    if (!s) throw new FerryError(`no session "${ref}" in the archive at ${a.root(ctx)}`, { code: 'no-session' })
+    out.push({ harness: a, session: s })
+  }
+  return out
 }
 
 /** One record stream over resolved sessions, in order. */

@@ -7,7 +7,7 @@
  */
 import { once } from 'node:events'
 import { Writable, type Transform } from 'node:stream'
-import { pipeline } from '../pipeline.js'
+import { pipeline } from '../io/pipeline.js'
 import type { StoreContext } from '../context.js'
 import { Redactor, TextRedactor } from '../redact/engine.js'
 import type { FilterCount, RedactFinding, RedactReport } from '../../transforms/index.js'

@@ -12,7 +12,7 @@ import { registry } from '../../transforms/index.js'
 import { choicesOf, flagOf, type Option, type OptionSchema, type OptionsOf, type TransformSpec } from '../../transforms/spec.js'
 import { adapters, type TransformAdapter } from './transform-adapters.js'
 import type { Args } from './options.js'
-import { stageNames } from './io.js'
+import { stageNames } from './salvage.js'
 
 /** A transform as the CLI sees it: the library spec and its adapter. */
 export interface CliTransform extends TransformAdapter {
@@ -21,14 +21,11 @@ export interface CliTransform extends TransformAdapter {
   spec: TransformSpec
 }
 
-const cliTransforms: CliTransform[] = registry.map((spec) => ({ name: spec.name, describe: spec.describe, spec, ...(adapters[spec.name] ?? { options: {} }) }))
+const all: CliTransform[] = registry.map((spec) => ({ name: spec.name, describe: spec.describe, spec, ...(adapters[spec.name] ?? { options: {} }) }))
 
-export async function loadTransforms(): Promise<CliTransform[]> {
-  return cliTransforms
-}
-
-export function loadedTransforms(): CliTransform[] {
-  return cliTransforms
+/** Every registered transform with its adapter, in registry order. */
+export function cliTransforms(): CliTransform[] {
+  return all
 }
 
 /** Every flag of the transform flag (`--redact=…`): the spec's options and the adapter's. */
@@ -208,7 +205,7 @@ interface TransformUse {
 
 /** The transform flags of already-joined argv (see joinTransformValues), in order. */
 function transformUses(joinedArgs: string[]): TransformUse[] {
-  const byName = new Map(cliTransforms.map((s) => [s.name, s]))
+  const byName = new Map(all.map((s) => [s.name, s]))
   const uses: TransformUse[] = []
   for (const a of joinedArgs) {
     if (a === '--') break

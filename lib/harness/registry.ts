@@ -4,8 +4,7 @@
  * list below. Everything that names harnesses (ids, `--to` choices, help,
  * the `--home` variable list, the test matrix) is derived from this list.
  */
-import { UsageError } from '../errors.js'
-import { didYouMean } from '../suggest.js'
+import { didYouMean, UsageError } from '../errors.js'
 import { registerVocabularies } from '../vocabulary/registry.js'
 import type { Harness } from './types.js'
 import { claudeCode } from './claude-code/index.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { cwdMatcher, parseTime } from '../../lib/select.js'
+import { cwdMatcher, parseTime } from '../../lib/query/select.js'
 
 const NOW = Date.parse('2026-12-01T12:00:00Z')
 

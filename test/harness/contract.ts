@@ -27,7 +27,7 @@ import { NotWrittenError } from '../../lib/errors.js'
 import { getHarness, storeEnvVars } from '../../lib/harness/registry.js'
 import type { Harness, SessionInfo, WrittenSession } from '../../lib/harness/types.js'
 import { stringify } from '../../lib/interchange/stringify.js'
-import { pipeline } from '../../lib/pipeline.js'
+import { pipeline } from '../../lib/io/pipeline.js'
 import type { FerryRecord, MessageRec, SessionRec } from '../../lib/model.js'
 import { FIXTURES, ferry, tempDir } from '../helpers.js'
 

@@ -7,7 +7,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { Readable } from 'node:stream'
 import { clean, cleanText, fence, renderer, renderStages, safeMarkdown } from '../../lib/render/index.js'
-import { pipeline } from '../../lib/pipeline.js'
+import { pipeline } from '../../lib/io/pipeline.js'
 import { Writable } from 'node:stream'
 
 async function renderToString(records: unknown[], opts: Parameters<typeof renderStages>[0]): Promise<string> {

@@ -8,7 +8,7 @@ import t from 'tap'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { flagOf, type Option, type OptionSchema } from '../../transforms/spec.js'
-import { commandSchema, loadTransforms, type CliTransform } from '../../lib/cli/transforms.js'
+import { cliTransforms, commandSchema, type CliTransform } from '../../lib/cli/transforms.js'
 import { ROOT } from '../helpers.js'
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ')
@@ -50,7 +50,7 @@ function renderOptionTables(md: string, transforms: CliTransform[]): string {
 const DOC = join(ROOT, 'docs', 'transforms.md')
 
 t.test('docs/transforms.md option tables match the schemas', async (t) => {
-  const transforms = await loadTransforms()
+  const transforms = cliTransforms()
   const md = readFileSync(DOC, 'utf8')
   const want = renderOptionTables(md, transforms)
   if (process.env.FERRY_UPDATE_DOCS === '1' && want !== md) writeFileSync(DOC, want)
@@ -59,7 +59,7 @@ t.test('docs/transforms.md option tables match the schemas', async (t) => {
 })
 
 t.test('a changed schema makes the tables disagree', async (t) => {
-  const transforms = await loadTransforms()
+  const transforms = cliTransforms()
   const md = renderOptionTables(readFileSync(DOC, 'utf8'), transforms)
   const truncate = transforms.find((x) => x.name === 'truncate')!
   const changed = { ...truncate, spec: { ...truncate.spec, options: { ...truncate.spec.options, toolOutput: { type: 'number', describe: 'something else' } } } } as CliTransform

@@ -1,22 +1,21 @@
 import type { Argv } from 'yargs'
+import { UsageError } from '../../errors.js'
 import { getHarness } from '../../harness/registry.js'
+import { archiveFlag } from '../archive-options.js'
 import { contextFrom, readFlagOptions, readOptsFor, type Args } from '../options.js'
-import { finishDiagnostics } from '../io.js'
-import { bytesOf, resolveSources, selectionOptions, sourceOf } from '../sources.js'
+import { finishDiagnostics } from '../output.js'
+import { bytesOf, refsOf, resolveSources, selectionOptions, sourceOf } from '../sources.js'
 import { jobsFor, parallelPlan } from '../parallel.js'
 import { outKind, runIntoSink } from '../sink-run.js'
-import { buildTransforms, loadTransforms } from '../transforms.js'
-import { toOptions, writeOpts } from './write.js'
-import { UsageError } from '../../errors.js'
-import { refsOf } from '../sources.js'
-import { archiveFlag } from './archive.js'
+import { buildTransforms, cliTransforms } from '../transforms.js'
+import { toOptions, writeOpts } from '../write-options.js'
 
 export const command = 'convert [ref..]'
 export const describe = 'Read sessions and write them as another harness (cat + write in one process)'
 
-export async function builder(y: Argv): Promise<Argv> {
+export function builder(y: Argv): Argv {
   let out = toOptions(selectionOptions(readFlagOptions(y))).positional('ref', { type: 'string', array: true, describe: 'harness:id, a session path, or -' })
-  for (const t of await loadTransforms()) out = out.option(t.name, { type: 'string', describe: `Apply the ${t.name} transform (value: its options, quoted), in the order given`, group: 'Transforms:' })
+  for (const t of cliTransforms()) out = out.option(t.name, { type: 'string', describe: `Apply the ${t.name} transform (value: its options, quoted), in the order given`, group: 'Transforms:' })
   return out
     .option('jobs', { type: 'number', describe: 'Sessions written at once, each worker on a core of its own (default: the CPU count for 64 or more sessions into a folder of one file per session; 1: one at a time, report in input order)' })
     .example('ferry convert codex:019a3c1e --to claude-code', 'continue a Codex session in Claude Code')

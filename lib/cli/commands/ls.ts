@@ -1,12 +1,13 @@
+/** `ferry ls`: the sessions of every harness (or --harness) as a table or JSON lines; with `--archive`, the archived ones. */
 import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
-import { getHarness, harnesses } from '../../harness/registry.js'
+import { getHarness } from '../../harness/registry.js'
 import type { SessionInfo } from '../../harness/types.js'
+import { archiveFlag, archiveHarness } from '../archive-options.js'
 import { contextFrom, requireHome, type Args } from '../options.js'
-import { cwdMatcher, parseTime, sessionTime } from '../../select.js'
-import { finishDiagnostics } from '../io.js'
+import { finishDiagnostics } from '../output.js'
+import { matches, selectedHarnesses, selectionFrom } from '../selection.js'
 import { SORT_KEYS, sessionTable, sortSessions, tableWidth, type SortKey } from '../table.js'
-import { archiveFlag, lsArchive } from './archive.js'
 
 export const command = 'ls'
 export const describe = 'List the sessions of every harness (or of --harness)'
@@ -27,39 +28,6 @@ export function builder(y: Argv): Argv {
     .example('ferry ls --harness codex --since 7d --json', 'last week of Codex sessions as JSON lines')
     .example('ferry ls -n 5 --since yesterday', 'the five newest since yesterday 00:00')
     .example('ferry ls --home /tmp/h --cwd /home/dev/app', 'sessions of one project in another HOME')
-}
-
-/** Which listed sessions a command selects (`ls`, `cat --from`). */
-export interface SessionSelection {
-  cwd?: (cwd: string | undefined) => boolean
-  since?: number
-  until?: number
-  all?: boolean
-}
-
-/** `--cwd`, `--since` and `--all` of argv as a selection; a bad value is a UsageError naming its flag. */
-export function selectionFrom(argv: Args, now = Date.now()): SessionSelection {
-  return {
-    ...(typeof argv.cwd === 'string' ? { cwd: cwdMatcher(argv.cwd) } : {}),
-    ...(typeof argv.since === 'string' ? { since: parseTime(argv.since, now, 'since') } : {}),
-    ...(typeof argv.until === 'string' ? { until: parseTime(argv.until, now, 'until') } : {}),
-    all: Boolean(argv.all),
-  }
-}
-
-export function matches(s: SessionInfo, sel: SessionSelection): boolean {
-  if (sel.cwd && !sel.cwd(s.cwd)) return false
-  if (sel.since !== undefined && !(sessionTime(s.updated_at, s.created_at) >= sel.since)) return false
-  if (sel.until !== undefined && !(sessionTime(s.updated_at, s.created_at) <= sel.until)) return false
-  if (!sel.all && (s.archived || s.parent)) return false
-  return true
-}
-
-export function selectedHarnesses(names: unknown): typeof harnesses {
-  if (!Array.isArray(names) || names.length === 0) return harnesses.filter((h) => h.discover && !h.holdsCopies)
-  const list = names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()))
-  for (const h of list) if (!h.discover) throw new UsageError(`${h.name} (${h.id}) cannot list sessions yet`)
-  return list
 }
 
 export async function handler(argv: Args): Promise<void> {
@@ -100,6 +68,27 @@ export async function handler(argv: Args): Promise<void> {
     const d = ctx.diagnostics
     const why = d.errors ? `${d.errors} error(s) reported on stderr` : d.warnings ? `${d.warnings} warning(s) reported on stderr` : ''
     process.stdout.write(why ? `no sessions listed: ${why} (${where})\n` : `no sessions found (${where})\n`)
+  }
+  finishDiagnostics(ctx.diagnostics)
+}
+
+/** `ferry ls --archive`: the archived sessions, with the same columns and filters, plus whether the source is gone. */
+async function lsArchive(argv: Args): Promise<void> {
+  const ctx = contextFrom(argv)
+  const a = archiveHarness()
+  const names = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
+  const filter = selectionFrom(argv)
+  const rows: SessionInfo[] = []
+  for await (const s of a.discover!(ctx, { all: true })) {
+    if (names.length && !names.includes(s.harness)) continue
+    if (!matches(s, filter)) continue
+    if (argv.json) {
+      if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
+    } else rows.push(s)
+  }
+  if (!argv.json) {
+    const gone = (s: SessionInfo) => Boolean((s as { gone_from_source?: string }).gone_from_source)
+    process.stdout.write(rows.length ? sessionTable(rows.map((s) => (gone(s) ? { ...s, title: `[gone from source] ${s.title ?? ''}` } : s))) : `no archived sessions (archive: ${a.root(ctx)})\n`)
   }
   finishDiagnostics(ctx.diagnostics)
 }

@@ -14,9 +14,9 @@ import { Diagnostics } from '../../diagnostics.js'
 import { FerryError, UsageError, errorMessage } from '../../errors.js'
 import { harnesses, storeEnvVars } from '../../harness/registry.js'
 import type { SessionInfo } from '../../harness/types.js'
-import { pipeline } from '../../pipeline.js'
+import { pipeline } from '../../io/pipeline.js'
 import { contextFrom, type Args } from '../options.js'
-import { finishDiagnostics } from '../io.js'
+import { finishDiagnostics } from '../output.js'
 import { sessionTable as lsTable, tableWidth } from '../table.js'
 
 export const command = 'quickstart'
@@ -32,7 +32,7 @@ export function builder(y: Argv): Argv {
 }
 
 /** The sample HOME shipped with ferry (in a clone and in the package), never one in the current directory. */
-export function samplesHome(): string {
+function samplesHome(): string {
   // dist/lib/cli/commands → package root, or lib/cli/commands → package root.
   let dir = dirname(fileURLToPath(import.meta.url))
   for (let i = 0; i < 6; i++) {
@@ -43,7 +43,7 @@ export function samplesHome(): string {
 }
 
 /** Marks a directory quickstart made, so a later run may replace it and nothing else. */
-export const QUICKSTART_MARKER = '.ferry-quickstart'
+const QUICKSTART_MARKER = '.ferry-quickstart'
 
 /**
  * Makes `dir` an empty quickstart HOME. Only a directory that carries the

@@ -7,13 +7,13 @@
 import { Writable } from 'node:stream'
 import type { Argv } from 'yargs'
 import { AtomicFile } from '../../io/atomic.js'
-import { pipeline } from '../../pipeline.js'
+import { pipeline } from '../../io/pipeline.js'
 import { renderStages } from '../../render/index.js'
 import { contextFrom, readFlagOptions, readOptsFor, type Args } from '../options.js'
-import { finishDiagnostics } from '../io.js'
+import { finishDiagnostics } from '../output.js'
 import { openSources, selectionOptions } from '../sources.js'
-import { buildTransforms, loadTransforms } from '../transforms.js'
-import { refsAndRange, viewOptions, withRefs } from './show.js'
+import { buildTransforms, cliTransforms } from '../transforms.js'
+import { refsAndRange, viewOptions, withRefs } from '../view-options.js'
 
 export const command = 'render [ref..]'
 export const describe = 'Render sessions as one Markdown or HTML document to share (redacted by default)'
@@ -33,7 +33,7 @@ function atomicWritable(file: AtomicFile): Writable {
   })
 }
 
-export async function builder(y: Argv): Promise<Argv> {
+export function builder(y: Argv): Argv {
   let out = viewOptions(selectionOptions(readFlagOptions(y)), 'full')
     .positional('ref', { type: 'string', array: true, describe: 'harness:id (optionally #A-B), a session path, or - for stdin' })
     .option('format', { type: 'string', choices: ['md', 'html'], demandOption: true, describe: 'Markdown (GitHub-flavoured) or one self-contained HTML file' })
@@ -41,7 +41,7 @@ export async function builder(y: Argv): Promise<Argv> {
     .option('force', { type: 'boolean', default: false, describe: 'With --out: replace an existing file' })
     .option('images', { type: 'string', choices: ['inline', 'strip'], default: 'inline', describe: 'HTML: images inline as data: URIs (up to --max-image-bytes), or placeholders', group: 'View:' })
     .option('max-image-bytes', { type: 'number', default: 1024 * 1024, describe: 'HTML: inline images up to this size; bigger ones become a placeholder', group: 'View:' })
-  for (const t of await loadTransforms()) {
+  for (const t of cliTransforms()) {
     const describe = t.name === 'redact' ? 'Redaction is on by default (credentials, home paths, e-mails); --redact OPTIONS adds a redact stage with those options, --no-redact turns the default off' : `Apply the ${t.name} transform (value: its options, quoted), in the order given`
     out = out.option(t.name, { type: 'string', describe, group: 'Transforms:' })
   }

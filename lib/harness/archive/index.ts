@@ -8,7 +8,7 @@
  * "Archive and search", and docs/formats/archive.md.
  */
 import { EMPTY_VOCABULARY } from '../../vocabulary/types.js'
-import { ARCHIVE_ENV } from '../../archive/db.js'
+import { ARCHIVE_ENV } from '../../archive/store/db.js'
 import { defineHarness } from '../types.js'
 import { archiveRoot, discoverArchived, readArchived, resolveArchived } from './source.js'
 import { archiveSink } from './sink.js'

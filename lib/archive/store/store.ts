@@ -1,17 +1,17 @@
 /**
  * Writing records into the archive and reading them back. The writer is
- * shared by `ferry archive` (sync.ts) and the archive harness's sink
+ * shared by `ferry archive` (lib/archive/sync.ts) and the archive harness's sink
  * (`convert --to archive`); ids are the stable record ids, so writing the
  * same session twice adds nothing, and a record whose content changed in
  * its source (an OpenCode part that finished) is updated in place.
  */
 import { Readable } from 'node:stream'
-import type { EndRec, FerryRecord, NativePass, SessionRec } from '../model.js'
-import { FerryError } from '../errors.js'
+import type { EndRec, FerryRecord, NativePass, SessionRec } from '../../model.js'
+import { FerryError } from '../../errors.js'
 import type { ArchiveDb } from './db.js'
 import { lockError, rawColumn } from './db.js'
 import { indexedText } from './text.js'
-import { readableOf } from '../io/drain.js'
+import { readableOf } from '../../io/drain.js'
 
 /**
  * Row text: a string, or its UTF-8 bytes (how reader threads hand rows to

@@ -4,7 +4,7 @@
  * outputs, compaction summaries), capped so one huge tool output cannot
  * dominate the index.
  */
-import { resultText, type FerryRecord } from '../model.js'
+import { resultText, type FerryRecord } from '../../model.js'
 
 /** Longest text indexed for one record (characters); the record itself is kept whole. */
 export const MAX_INDEXED_CHARS = 256 * 1024

@@ -10,10 +10,10 @@ import { dirname, join } from 'node:path'
 import type { StoreContext } from '../context.js'
 import { UsageError } from '../errors.js'
 import type { FerryRecord } from '../model.js'
-import { mapRecords, pipeline } from '../pipeline.js'
-import { resolveRef } from '../refs.js'
-import { getHarness } from './registry.js'
-import type { Harness, WrittenSession } from './types.js'
+import { mapRecords, pipeline } from '../io/pipeline.js'
+import { resolveRef } from '../harness/refs.js'
+import { getHarness } from '../harness/registry.js'
+import type { Harness, WrittenSession } from '../harness/types.js'
 
 export interface ResumeCommand {
   argv: string[]
@@ -65,9 +65,10 @@ interface IndexEntry {
 }
 type Index = Record<string, IndexEntry[]>
 
-function defaultStateDir(): string {
+/** $XDG_STATE_HOME/ferry/continued.json (or under ~/.local/state). */
+function defaultIndexFile(): string {
   const xdg = process.env.XDG_STATE_HOME
-  return join(xdg && xdg !== '' ? xdg : join(homedir(), '.local', 'state'), 'ferry')
+  return join(xdg && xdg !== '' ? xdg : join(homedir(), '.local', 'state'), 'ferry/continued.json')
 }
 
 function loadIndex(file: string): Index {
@@ -114,7 +115,7 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
   }
   const key = `${harness.id}:${session.id}>${target.id}@${cwd}`
   const fp = fingerprint(session.path, session)
-  const file = join(opts.stateDir ?? defaultStateDir(), 'continued.json')
+  const file = opts.stateDir != null ? join(opts.stateDir, 'continued.json') : defaultIndexFile()
   const idx = loadIndex(file)
   const prior = (idx[key] ?? []).filter((e) => existsSync(e.written.path))
   const same = prior.find((e) => e.fingerprint === fp)

@@ -1,16 +1,20 @@
 /**
- * Each transform as a Unix filter: `ferry redact`, `ferry truncate --tool-output 4000`, …
- * read the interchange stream on stdin (or files), write it on stdout.
+ * The factory of the per-transform commands, the one module under commands/
+ * that is not itself a command: one command per registered transform, each
+ * a Unix filter (`ferry redact`, `ferry truncate --tool-output 4000`, …)
+ * that reads the interchange stream on stdin (or files) and writes it on
+ * stdout. Its options come from the transform's schema.
  */
 import type { Argv, CommandModule } from 'yargs'
 import { stringify } from '../../interchange/stringify.js'
-import { pipeline } from '../../pipeline.js'
+import { pipeline } from '../../io/pipeline.js'
 import { contextFrom, type Args } from '../options.js'
-import { finishDiagnostics, salvageThrough, stdoutStage } from '../io.js'
+import { finishDiagnostics, stdoutStage } from '../output.js'
+import { salvageThrough } from '../salvage.js'
 import { openSources } from '../sources.js'
 import { addSchemaOptions, commandSchema, createStage, optionsFrom, type CliTransform } from '../transforms.js'
 
-export function filterCommand(t: CliTransform): CommandModule<object, Args> {
+export function transformCommand(t: CliTransform): CommandModule<object, Args> {
   return {
     command: `${t.name} [ref..]`,
     describe: t.describe,

@@ -2,7 +2,7 @@
  * The archive database: one SQLite file (WAL) holding every session ferry
  * has archived, as interchange records, with where each came from and a
  * full-text index. Storage code only: it names no harness, and the sync,
- * search and export modules beside it take the harnesses as arguments.
+ * search and export jobs (lib/archive/) take the harnesses as arguments.
  *
  * Tables (see README, "Archive and search"):
  *   sessions  one row per session key (`sid`): metadata, the header and end
@@ -20,8 +20,8 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { xdgDir, type StoreContext } from '../context.js'
-import { FerryError } from '../errors.js'
+import { xdgDir, type StoreContext } from '../../context.js'
+import { FerryError } from '../../errors.js'
 
 export type ArchiveDb = Database.Database
 

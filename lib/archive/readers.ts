@@ -18,19 +18,22 @@
  * cloned strings they were most of what the writer's heap allocated (about
  * twice the history's size), and a first archive's writer heap grew with it.
  *
- * This module is also the readers' entry (see parallel.ts for why the
- * bundle can be a worker's entry).
+ * This module is also the readers' entry: a reader is started on
+ * `import.meta.url`, which is this module in the compiled tree
+ * (dist/lib/archive/readers.js) and the CLI bundle (dist/ferry.mjs) in the
+ * CLI; either way its last line sees `workerData[MARK]` and runs `read`.
+ * The bundle only defines the CLI (bin/ferry.js starts it), so a thread
+ * that loads it runs nothing else.
  */
 import { availableParallelism } from 'node:os'
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads'
 import { portableContext, type PortableContext, type StoreContext } from '../context.js'
-import { Diagnostics, type Diagnostic } from '../diagnostics.js'
+import { asDiagnostic, Diagnostics, fromDiagnostic, type Diagnostic } from '../diagnostics.js'
 import { FerryError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
-import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SessionEvent } from '../archive/sync.js'
-import type { Row } from '../archive/store.js'
-import { asDiagnostic, fromDiagnostic } from './failure.js'
-import { releaseYoungGeneration, reassertYoungGeneration, startThreadsYoung } from './heap.js'
+import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SessionEvent } from './sync.js'
+import type { Row } from './store/store.js'
+import { releaseYoungGeneration, reassertYoungGeneration, startThreadsYoung } from '../cli/heap.js'
 
 const MARK = 'ferryArchiveReader'
 

@@ -7,7 +7,7 @@ import { resolve, sep } from 'node:path'
 // English only (what --since documents): the package's root builds every locale's parsers at load, 4 MB more heap in every process and thread.
 import * as chrono from 'chrono-node/en'
 import picomatch from 'picomatch'
-import { UsageError } from './errors.js'
+import { UsageError } from '../errors.js'
 
 const SPAN_MS = { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 } as const
 // `7d`, and `-7d` (the same span, written as an offset).

@@ -6,8 +6,8 @@
  */
 import { Readable, Transform, type Duplex, type Writable } from 'node:stream'
 import { pipeline as nodePipeline } from 'node:stream/promises'
-import type { FerryRecord } from './model.js'
-import { readableOf } from './io/drain.js'
+import type { FerryRecord } from '../model.js'
+import { readableOf } from './drain.js'
 
 /** Emits one more record from inside a record function (or its flush). */
 export type Push = (rec: FerryRecord) => void

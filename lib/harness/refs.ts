@@ -3,11 +3,10 @@
  * session of a harness.
  */
 import { existsSync } from 'node:fs'
-import { AmbiguousError, FerryError, UsageError } from './errors.js'
-import type { StoreContext } from './context.js'
-import { getHarness, harnesses, isHarnessId, storeHarnesses, streamHarness } from './harness/registry.js'
-import type { Harness, SessionInfo } from './harness/types.js'
-import { didYouMean } from './suggest.js'
+import { AmbiguousError, didYouMean, FerryError, UsageError } from '../errors.js'
+import type { StoreContext } from '../context.js'
+import { getHarness, harnesses, isHarnessId, storeHarnesses, streamHarness } from './registry.js'
+import type { Harness, SessionInfo } from './types.js'
 
 export interface ResolvedRef {
   harness: Harness

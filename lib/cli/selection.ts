@@ -1,0 +1,49 @@
+/**
+ * Which sessions a command selects from what discovery lists: `--cwd`,
+ * `--since`, `--until` and `--all` (`ls`, `cat`/`convert --from`,
+ * `archive`, `search`), and which harnesses `--harness`/`--from` name.
+ */
+import { UsageError } from '../errors.js'
+import { getHarness, harnesses } from '../harness/registry.js'
+import type { SessionInfo } from '../harness/types.js'
+import { cwdMatcher, parseTime, sessionTime } from '../query/select.js'
+import type { Args } from './options.js'
+
+/** Which listed sessions a command selects (`ls`, `cat --from`). */
+export interface SessionSelection {
+  cwd?: (cwd: string | undefined) => boolean
+  since?: number
+  until?: number
+  all?: boolean
+}
+
+/** `--cwd`, `--since` and `--all` of argv as a selection; a bad value is a UsageError naming its flag. */
+export function selectionFrom(argv: Args, now = Date.now()): SessionSelection {
+  return {
+    ...(typeof argv.cwd === 'string' ? { cwd: cwdMatcher(argv.cwd) } : {}),
+    ...(typeof argv.since === 'string' ? { since: parseTime(argv.since, now, 'since') } : {}),
+    ...(typeof argv.until === 'string' ? { until: parseTime(argv.until, now, 'until') } : {}),
+    all: Boolean(argv.all),
+  }
+}
+
+export function matches(s: SessionInfo, sel: SessionSelection): boolean {
+  if (sel.cwd && !sel.cwd(s.cwd)) return false
+  if (sel.since !== undefined && !(sessionTime(s.updated_at, s.created_at) >= sel.since)) return false
+  if (sel.until !== undefined && !(sessionTime(s.updated_at, s.created_at) <= sel.until)) return false
+  if (!sel.all && (s.archived || s.parent)) return false
+  return true
+}
+
+/** `--since` alone, in epoch ms (`archive`, `search`). */
+export function sinceOption(argv: Args): number | undefined {
+  return selectionFrom(argv).since
+}
+
+/** The harnesses `--harness`/`--from` name (comma lists too), or every listable one that is not a copy. */
+export function selectedHarnesses(names: unknown): typeof harnesses {
+  if (!Array.isArray(names) || names.length === 0) return harnesses.filter((h) => h.discover && !h.holdsCopies)
+  const list = names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()))
+  for (const h of list) if (!h.discover) throw new UsageError(`${h.name} (${h.id}) cannot list sessions yet`)
+  return list
+}
