@@ -18,7 +18,7 @@
  * symlinked directory inside a store makes a write leave it.
  */
 import { randomBytes } from 'node:crypto'
-import { closeSync, createWriteStream, fsync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, writeSync, type WriteStream } from 'node:fs'
+import { closeSync, createWriteStream, fsync, linkSync, openSync, readdirSync, renameSync, rmSync, writeSync, type WriteStream } from 'node:fs'
 import { mkdir, link, open, rename, rm, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { once } from 'node:events'
