@@ -39,7 +39,7 @@ export function toInfo(s: ArchivedSession, db: string): ArchivedInfo {
   return info
 }
 
-export async function* discover(ctx: StoreContext, _opts: DiscoverOptions): AsyncGenerator<SessionInfo> {
+export async function* discover(ctx: StoreContext, _opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const path = store.root(ctx)
   if (!existsSync(path)) return
   const db = openArchive(path, { readonly: true })

@@ -21,7 +21,7 @@ function target(ctx: StoreContext, out?: string): string {
   return existsSync(p) && statSync(p).isDirectory() ? join(p, 'archive.db') : p
 }
 
-export function sink(ctx: StoreContext, opts: WriteOpts): Writable {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): Writable {
   const path = target(ctx, opts.out)
   let db: ArchiveDb | null = null
   let writer: ArchiveWriter | null = null

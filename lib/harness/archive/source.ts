@@ -8,7 +8,7 @@ import type { SessionInfo } from '../types.js'
 import type { ReadOpts } from './flags.js'
 import { store } from './paths.js'
 
-export function read(ctx: StoreContext, session: SessionInfo, opts: ReadOpts): Readable {
+export function read(ctx: StoreContext, session: SessionInfo, opts: ReadOpts = {}): Readable {
   const path = session.locator.db ?? store.root(ctx)
   const db = openArchive(path, { readonly: true })
   return archivedStream(db, session.sid, { native: opts.native === true }, () => db.close())

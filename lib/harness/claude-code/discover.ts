@@ -58,7 +58,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
   return info
 }
 
-export async function* discover(ctx: StoreContext, _opts: DiscoverOptions): AsyncGenerator<SessionInfo> {
+export async function* discover(ctx: StoreContext, _opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const root = store.root(ctx)
   // Heads and tails read a few files at a time, in order, lazily; an unchanged file's metadata comes from the cache.
   const cache = openDiscoveryCache<SessionInfo>(ctx, HARNESS, root)

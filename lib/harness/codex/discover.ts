@@ -183,7 +183,7 @@ function oneLine(s: string): string {
   return t.length > 120 ? `${t.slice(0, 119)}…` : t
 }
 
-export async function* discover(ctx: StoreContext, opts: DiscoverOptions): AsyncGenerator<SessionInfo> {
+export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const root = store.root(ctx)
   const names = await threadNames(ctx, root)
   // Heads and tails read a few files at a time, in order, lazily. What a file says is cached (see discovery-cache);

@@ -200,7 +200,7 @@ export async function infoOf(ctx: StoreContext, e: Entry): Promise<CursorInfo | 
   return info as CursorInfo
 }
 
-export async function* discover(ctx: StoreContext, opts: DiscoverOptions): AsyncGenerator<SessionInfo> {
+export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const map = scan(ctx)
   const subs = new Set<string>()
   for (const e of map.values()) if (e.ide?.subagent) subs.add(e.id)

@@ -287,7 +287,7 @@ class CursorWriter implements SessionWriter {
   }
 }
 
-export function sink(ctx: StoreContext, opts: WriteOpts): SessionSink {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
   if (opts.store === 'ide') throw new FerryError("ferry never writes Cursor's editor store (state.vscdb): the editor must be closed and its schema is undocumented; use --cursor-store chat (resumable with `agent --resume`) or transcript", { code: 'not-implemented', source: 'cursor' })
   const root = opts.out ?? store.root(ctx)
   const parents = new Map<string, string>()

@@ -132,7 +132,7 @@ async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions):
   }
 }
 
-export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): Readable {
+export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
   const gen = async function* () {
     try {
       const full = (info as Partial<CursorInfo>).stores ? (info as CursorInfo) : ((await infoOf(ctx, scan(ctx).get(info.id) ?? { id: info.id })) ?? ({ ...info, stores: [] } as CursorInfo))

@@ -15,7 +15,7 @@ import type { WrittenSession } from '../types.js'
 import type { WriteOpts } from './flags.js'
 import { HARNESS } from './paths.js'
 
-export function sink(ctx: StoreContext, opts: WriteOpts): Writable {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): Writable {
   return opts.out ? fileSink(ctx, opts) : stdoutSink(process.stdout)
 }
 

@@ -168,7 +168,7 @@ async function dirEntries(dir: string): Promise<string[]> {
   }
 }
 
-export async function* discover(ctx: StoreContext, opts: DiscoverOptions): AsyncGenerator<SessionInfo> {
+export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const sessions = join(store.root(ctx), 'sessions')
   for (const group of await dirEntries(sessions)) {
     for (const name of await dirEntries(join(sessions, group))) {

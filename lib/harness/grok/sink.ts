@@ -89,7 +89,7 @@ class Spool {
  * A session that exists (without force) or whose path would be unsafe makes
  * openSession throw; SessionSink applies the one sink policy to it.
  */
-export function sink(ctx: StoreContext, opts: WriteOpts): SessionSink {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
   const root = store.root(ctx)
   return new SessionSink(ctx, 'grok', (header) => openSession(ctx, opts, root, header))
 }
