@@ -1,8 +1,8 @@
 /**
- * JSON read straight from a line's bytes, for lines too big to treat as
- * strings: `scanTop` picks a few top-level scalars without parsing the rest,
- * `parseJsonBytes` is JSON.parse without the whole-line string. Both walk
- * strings the same way (quote to unescaped quote, `stringEnd`).
+ * JSON read straight from a line's bytes: `scanTop` picks a few top-level
+ * scalars without parsing the rest, `parseJsonBytes` is JSON.parse of a huge
+ * line without the whole-line string. Both walk strings the same way, from
+ * quote to unescaped quote (`stringEnd`).
  */
 import { randomBytes } from 'node:crypto'
 import { parseJsonLine } from './line-file.js'
@@ -140,6 +140,7 @@ export function scanTop(b: Buffer, wanted: ReadonlySet<string>): Record<string, 
   }
 }
 
+/** A scanned scalar when it is a string. */
 export function str(v: Scalar | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined
 }
