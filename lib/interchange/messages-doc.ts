@@ -12,10 +12,9 @@
  */
 import { createHash } from 'node:crypto'
 import Assembler from 'stream-json/assembler.js'
-import { FERRY_FORMAT, recordId, sessionKey, type Block, type EndRec, type FerryRecord, type MessageRec, type ResultPart, type SessionRec } from '../model.js'
+import { FERRY_FORMAT, recordId, sessionKey, type Block, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type ResultPart, type SessionRec } from '../model.js'
 import { FerryError } from '../errors.js'
 
-type Json = Record<string, unknown>
 type Token = { name: string; value?: unknown }
 
 const META_KEYS = new Set(['id', 'session_id', 'title', 'cwd', 'model', 'created_at', 'updated_at', 'metadata', 'git_branch'])
@@ -27,7 +26,7 @@ export class MessagesDocReader {
   private inMessages = false
   private bareArray = false
   private asm: Assembler | null = null
-  private readonly meta: Json = {}
+  private readonly meta: JsonObject = {}
   private header: SessionRec | null = null
   private index = 0
   private toolNames = new Map<string, string>()
@@ -119,7 +118,7 @@ export class MessagesDocReader {
   private ensureHeader(seed: unknown): SessionRec {
     if (this.header) return this.header
     const md = (typeof this.meta.metadata === 'object' && this.meta.metadata) || {}
-    const m = { ...(md as Json), ...this.meta }
+    const m = { ...(md as JsonObject), ...this.meta }
     const explicit = typeof m.id === 'string' ? m.id : typeof m.session_id === 'string' ? m.session_id : undefined
     // No id given: derive one from the content so reading the same document twice gives the same ids.
     const nativeId = explicit ?? `doc-${createHash('sha256').update(JSON.stringify(seed)).digest('hex').slice(0, 16)}`
@@ -140,7 +139,7 @@ export class MessagesDocReader {
   }
 
   private systemPrompt(v: unknown): void {
-    const text = typeof v === 'string' ? v : Array.isArray(v) ? v.map((b) => (b as Json)?.text ?? '').join('\n') : ''
+    const text = typeof v === 'string' ? v : Array.isArray(v) ? v.map((b) => (b as JsonObject)?.text ?? '').join('\n') : ''
     if (!text) return
     const h = this.ensureHeader(v)
     this.emit({ kind: 'message', sid: h.sid, id: recordId(h.sid, 'system'), role: 'system', ts: null, context: true, context_kind: 'instructions', blocks: [{ type: 'text', text }] })
@@ -151,7 +150,7 @@ export class MessagesDocReader {
     if (typeof v !== 'object' || v === null) {
       throw new FerryError(`messages[${at}] is not an object`, { code: 'bad-document', source: 'interchange', position: this.file ? { file: this.file } : {} })
     }
-    const m = v as Json
+    const m = v as JsonObject
     const h = this.ensureHeader(m)
     const role = m.role === 'assistant' ? 'assistant' : m.role === 'system' ? 'system' : 'user'
     const rec: MessageRec = {
@@ -174,7 +173,7 @@ export class MessagesDocReader {
     if (!Array.isArray(content)) return []
     const out: Block[] = []
     for (const raw of content) {
-      const b = (raw ?? {}) as Json
+      const b = (raw ?? {}) as JsonObject
       switch (b.type) {
         case 'text':
           out.push({ type: 'text', text: String(b.text ?? '') })
@@ -195,7 +194,7 @@ export class MessagesDocReader {
         case 'tool_result': {
           const c = b.content
           const content: string | ResultPart[] =
-            typeof c === 'string' ? c : Array.isArray(c) ? (c.map((p) => imageOrText(p as Json)).filter(Boolean) as ResultPart[]) : ''
+            typeof c === 'string' ? c : Array.isArray(c) ? (c.map((p) => imageOrText(p as JsonObject)).filter(Boolean) as ResultPart[]) : ''
           out.push({ type: 'tool_result', tool_use_id: String(b.tool_use_id ?? ''), content, ...(b.is_error === true ? { is_error: true } : {}) })
           break
         }
@@ -222,10 +221,10 @@ export class MessagesDocReader {
   }
 }
 
-function imageOrText(p: Json): ResultPart | null {
+function imageOrText(p: JsonObject): ResultPart | null {
   if (p.type === 'text') return { type: 'text', text: String(p.text ?? '') }
   if (p.type !== 'image') return null
-  const src = (p.source ?? {}) as Json
+  const src = (p.source ?? {}) as JsonObject
   if (src.type === 'base64') return { type: 'image', mime: String(src.media_type ?? 'image/png'), data: String(src.data ?? '') }
   if (src.type === 'url') return { type: 'image', mime: String(src.media_type ?? 'image/png'), ref: { url: String(src.url) } }
   if (typeof p.data === 'string') return { type: 'image', mime: String(p.mime ?? 'image/png'), data: p.data }

@@ -9,14 +9,12 @@
  * be absent, and kinds or block types of a later minor version pass (writers
  * ignore them, as docs/stream-format.md says).
  */
+import { isObj, type JsonObject } from '../model.js'
 
 const ROLES = new Set(['user', 'assistant', 'system'])
 
-type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
-const optString = (o: Obj, k: string): boolean => o[k] === undefined || typeof o[k] === 'string'
-const optStringOrNull = (o: Obj, k: string): boolean => o[k] === undefined || o[k] === null || typeof o[k] === 'string'
+const optString = (o: JsonObject, k: string): boolean => o[k] === undefined || typeof o[k] === 'string'
+const optStringOrNull = (o: JsonObject, k: string): boolean => o[k] === undefined || o[k] === null || typeof o[k] === 'string'
 
 /** What is wrong with one block, or null. */
 function blockProblem(b: unknown, where: string): string | null {
@@ -48,7 +46,7 @@ function blockProblem(b: unknown, where: string): string | null {
 }
 
 /** What is wrong with a record (a JSON object with a string `kind`), or null when writers can take it. */
-export function recordProblem(rec: Obj): string | null {
+export function recordProblem(rec: JsonObject): string | null {
   if (rec.kind === 'stream') return null
   if (typeof rec.sid !== 'string' || rec.sid === '') return `${rec.kind} record without a string "sid"`
   if (!optString(rec, 'id')) return `${rec.kind} record with a non-string "id"`
@@ -89,13 +87,13 @@ export function recordProblem(rec: Obj): string | null {
  * producer leave out (`native_id`, `source`, `source.locator`), from its key; a key
  * without a harness prefix is credited to `fallbackHarness` (the reader or sink at hand).
  */
-export function withHeaderDefaults<T extends Obj>(rec: T, fallbackHarness: string): T {
+export function withHeaderDefaults<T extends JsonObject>(rec: T, fallbackHarness: string): T {
   if (rec.kind !== 'session' || typeof rec.sid !== 'string') return rec
   const i = rec.sid.indexOf(':')
   const harness = i < 0 ? '' : rec.sid.slice(0, i)
-  const out: Obj = { ...rec }
+  const out: JsonObject = { ...rec }
   if (typeof out.native_id !== 'string') out.native_id = i < 0 ? rec.sid : rec.sid.slice(i + 1)
   if (!isObj(out.source)) out.source = { harness: harness || fallbackHarness, locator: {} }
-  else if (!isObj((out.source as Obj).locator)) out.source = { ...(out.source as Obj), locator: {} }
+  else if (!isObj((out.source as JsonObject).locator)) out.source = { ...(out.source as JsonObject), locator: {} }
   return out as T
 }

@@ -3,10 +3,12 @@
  * shape checks, key renames, and the conversions several harnesses share
  * (patch text, todo lists). Nothing here knows a harness.
  */
+import { isObj } from '../model.js'
 import { lowerPatch, parsePatch, patchFiles } from './patch.js'
 import type { Out, Rule, ToolInput } from './types.js'
 
-export const isObj = (v: unknown): v is ToolInput => typeof v === 'object' && v !== null && !Array.isArray(v)
+/** The model's object check, offered with the other building blocks a vocabulary imports. */
+export { isObj }
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 

@@ -7,27 +7,26 @@
  * and used where asked for by name or with `--archive`. See README,
  * "Archive and search", and docs/formats/archive.md.
  */
-import { EMPTY_VOCABULARY } from '../../vocabulary/types.js'
-import { ARCHIVE_ENV } from '../../archive/store/db.js'
 import { defineHarness } from '../types.js'
-import { archiveRoot, discoverArchived, readArchived, resolveArchived } from './source.js'
-import { archiveSink } from './sink.js'
+import { store } from './paths.js'
+import { readFlags, writeFlags } from './flags.js'
+import { discover, resolve } from './discover.js'
+import { ownsNative, read } from './source.js'
+import { sink } from './sink.js'
+import { tools } from './tools.js'
 
 export const archive = defineHarness({
   id: 'archive',
   name: 'ferry archive',
   kind: 'store',
   holdsCopies: true,
-  store: {
-    envVars: [ARCHIVE_ENV],
-    flag: { name: 'db', describe: `The archive database (default $${ARCHIVE_ENV}, else $XDG_DATA_HOME/ferry/archive.db)` },
-    root: archiveRoot,
-  },
-  discover: discoverArchived,
-  resolve: resolveArchived,
-  read: readArchived,
-  sink: archiveSink,
-  // Archived records keep what their own harness wrote, native included: any harness may restore them.
-  ownsNative: () => false,
-  tools: EMPTY_VOCABULARY,
+  store,
+  readFlags,
+  writeFlags,
+  discover,
+  resolve,
+  read,
+  sink,
+  ownsNative,
+  tools,
 })

@@ -12,16 +12,16 @@ import { openArchive, type ArchiveDb } from '../../archive/store/db.js'
 import { ArchiveWriter } from '../../archive/store/store.js'
 import type { EndRec, FerryRecord, SessionRec } from '../../model.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { WriteOptions } from '../types.js'
-import { archiveRoot, HARNESS } from './source.js'
+import type { WriteOpts } from './flags.js'
+import { HARNESS, store } from './paths.js'
 
 function target(ctx: StoreContext, out?: string): string {
-  if (!out) return archiveRoot(ctx)
+  if (!out) return store.root(ctx)
   const p = resolve(out)
   return existsSync(p) && statSync(p).isDirectory() ? join(p, 'archive.db') : p
 }
 
-export function archiveSink(ctx: StoreContext, opts: WriteOptions): Writable {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): Writable {
   const path = target(ctx, opts.out)
   let db: ArchiveDb | null = null
   let writer: ArchiveWriter | null = null

@@ -1,92 +1,20 @@
-/** Listing, resolving and reading archived sessions (lib/archive/ does the storage). */
-import { existsSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
+/** Reading an archived session (lib/archive/ does the storage). */
 import type { Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
-import { AmbiguousError } from '../../errors.js'
-import { defaultArchivePath, isArchiveFile, openArchive } from '../../archive/store/db.js'
-import { archivedStream, findArchived, listArchived, type ArchivedSession } from '../../archive/store/store.js'
-import type { DiscoverOptions, ReadOptions, SessionInfo } from '../types.js'
+import { openArchive } from '../../archive/store/db.js'
+import { archivedStream } from '../../archive/store/store.js'
+import type { NativePass } from '../../model.js'
+import type { SessionInfo } from '../types.js'
+import type { ReadOpts } from './flags.js'
+import { store } from './paths.js'
 
-export const HARNESS = 'archive'
-
-/** The archive file: `--db`, else `$FERRY_ARCHIVE`, else `$XDG_DATA_HOME/ferry/archive.db`. */
-export function archiveRoot(ctx: StoreContext): string {
-  return ctx.roots[HARNESS] ?? defaultArchivePath(ctx)
-}
-
-/** An archived session as discovery reports it: under its own harness and key, plus where it is kept and whether its source is gone. */
-export interface ArchivedInfo extends SessionInfo {
-  /** When its agent's store stopped holding it (ISO); absent while the source still has it. */
-  gone_from_source?: string
-  /** Where it was last read from. */
-  source_path?: string
-}
-
-export function toInfo(s: ArchivedSession, db: string): ArchivedInfo {
-  const info: ArchivedInfo = {
-    harness: s.harness,
-    id: s.native_id,
-    sid: s.sid,
-    path: db,
-    locator: { db, table: 'sessions', pk: s.sid },
-    message_count: s.message_count,
-  }
-  if (s.cwd) info.cwd = s.cwd
-  if (s.title) info.title = s.title
-  if (s.title_source) info.title_source = s.title_source
-  if (s.model) info.model = s.model
-  if (s.agent_version) info.agent_version = s.agent_version
-  if (s.git_branch) info.git_branch = s.git_branch
-  if (s.created_at) info.created_at = s.created_at
-  if (s.updated_at) info.updated_at = s.updated_at
-  if (s.parent) info.parent = s.parent
-  if (s.src_path) info.source_path = s.src_path
-  if (s.gone_at) info.gone_from_source = s.gone_at
-  return info
-}
-
-export async function* discoverArchived(ctx: StoreContext, _opts: DiscoverOptions): AsyncGenerator<SessionInfo> {
-  const path = archiveRoot(ctx)
-  if (!existsSync(path)) return
-  const db = openArchive(path, { readonly: true })
-  try {
-    for (const s of listArchived(db)) yield toInfo(s, path)
-  } finally {
-    db.close()
-  }
-}
-
-export async function resolveArchived(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
-  // A path to an archive file: the one session it holds (a copy made by `convert --to archive --out`).
-  if (ref.includes('/') || ref.endsWith('.db')) {
-    const path = resolve(ref)
-    if (!existsSync(path) || !statSync(path).isFile() || !isArchiveFile(path)) return null
-    const db = openArchive(path, { readonly: true })
-    try {
-      const tops = listArchived(db).filter((s) => !s.parent)
-      if (tops.length === 1) return toInfo(tops[0]!, path)
-      if (tops.length === 0) return null
-      throw new AmbiguousError(`${path} is an archive of ${tops.length} sessions: name one (ferry cat <harness:id> --archive --db ${path})`)
-    } finally {
-      db.close()
-    }
-  }
-  const path = archiveRoot(ctx)
-  if (!existsSync(path)) return null
-  const db = openArchive(path, { readonly: true })
-  try {
-    const found = findArchived(db, ref)
-    if (!found) return null
-    if ('ambiguous' in found) throw new AmbiguousError(`"${ref}" is ambiguous in the archive: ${found.ambiguous.join(', ')}`)
-    return toInfo(found, path)
-  } finally {
-    db.close()
-  }
-}
-
-export function readArchived(ctx: StoreContext, session: SessionInfo, opts: ReadOptions): Readable {
-  const path = session.locator.db ?? archiveRoot(ctx)
+export function read(ctx: StoreContext, session: SessionInfo, opts: ReadOpts = {}): Readable {
+  const path = session.locator.db ?? store.root(ctx)
   const db = openArchive(path, { readonly: true })
   return archivedStream(db, session.sid, { native: opts.native === true }, () => db.close())
+}
+
+/** Archived records keep what their own harness wrote, native included: any harness may restore them. */
+export function ownsNative(_native: NativePass): boolean {
+  return false
 }

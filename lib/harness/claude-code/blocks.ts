@@ -3,22 +3,16 @@
  * Reading keeps everything it cannot model as an `unknown` block so a
  * same-harness writer can put it back.
  */
-import type { Block, ResultPart, StopReason, ToolResultBlock, Usage } from '../../model.js'
+import { isObj, type Block, type JsonObject, type ResultPart, type StopReason, type ToolResultBlock, type Usage } from '../../model.js'
 
-type Obj = Record<string, unknown>
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-function imageFrom(b: Obj): Block {
+function imageFrom(b: JsonObject): Block {
   const src = isObj(b.source) ? b.source : {}
   if (src.type === 'base64') return { type: 'image', mime: String(src.media_type ?? 'application/octet-stream'), data: String(src.data ?? '') }
   if (src.type === 'url' && typeof src.url === 'string') return { type: 'image', mime: String(src.media_type ?? 'image/*'), ref: { url: src.url } }
   return { type: 'unknown', native_type: 'image', value: b }
 }
 
-function documentFrom(b: Obj): Block {
+function documentFrom(b: JsonObject): Block {
   const src = isObj(b.source) ? b.source : {}
   const name = typeof b.title === 'string' ? b.title : undefined
   if (src.type === 'base64') return { type: 'file', mime: String(src.media_type ?? 'application/octet-stream'), ...(name ? { name } : {}), data: String(src.data ?? '') }

@@ -19,7 +19,7 @@
  */
 import { openChunks } from '../../io/bytes.js'
 import { cappedSplitter, LineReporter, type LineContext } from '../../io/line-file.js'
-import { scanTop, str } from './scan.js'
+import { scanTop, str } from '../../io/json-bytes.js'
 import { ByteInterner } from '../../io/byte-interner.js'
 import { UuidTable } from './uuid-table.js'
 

@@ -4,22 +4,17 @@
  * `memory/`) are not sessions and are never descended into.
  */
 import { readdir, stat } from 'node:fs/promises'
-import { basename, dirname, join, resolve as resolvePath } from 'node:path'
+import { basename, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { AmbiguousError, reason } from '../../errors.js'
 import { sessionKey } from '../../model.js'
-import type { SessionInfo } from '../types.js'
+import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import { readHead, type LineContext } from '../../io/line-file.js'
 import { mapAhead } from '../../io/ahead.js'
 import { openDiscoveryCache } from '../discovery-cache.js'
 import { readMeta } from './meta.js'
-
-export const HARNESS = 'claude-code' as const
-
-export function projectsDir(root: string): string {
-  return join(root, 'projects')
-}
+import { HARNESS, projectsDir, store } from './paths.js'
 
 async function dirents(dir: string) {
   try {
@@ -63,7 +58,8 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
   return info
 }
 
-export async function* discover(ctx: StoreContext, root: string): AsyncGenerator<SessionInfo> {
+export async function* discover(ctx: StoreContext, _opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
+  const root = store.root(ctx)
   // Heads and tails read a few files at a time, in order, lazily; an unchanged file's metadata comes from the cache.
   const cache = openDiscoveryCache<SessionInfo>(ctx, HARNESS, root)
   let complete = false
@@ -119,7 +115,7 @@ async function looksLikeClaude(ctx: LineContext, path: string): Promise<boolean>
 }
 
 /** A native id, a unique id prefix, or a path to the session file (or its side folder). */
-export async function resolveRef(ctx: StoreContext, root: string, ref: string): Promise<SessionInfo | null> {
+export async function resolve(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
   if (!ref || ref.includes('\0')) return null
   if (ref.includes('/') || ref.endsWith('.jsonl')) {
     const p = resolvePath(ref)
@@ -133,7 +129,7 @@ export async function resolveRef(ctx: StoreContext, root: string, ref: string): 
   const id = ref.endsWith('.jsonl') ? ref.slice(0, -6) : ref
   if (id.includes('/') || id.startsWith('.')) return null
   const matches: string[] = []
-  for await (const f of sessionFiles(root)) {
+  for await (const f of sessionFiles(store.root(ctx))) {
     const stem = basename(f, '.jsonl')
     if (stem === id) return infoFor(ctx, f)
     if (stem.startsWith(id)) matches.push(f)
@@ -143,9 +139,4 @@ export async function resolveRef(ctx: StoreContext, root: string, ref: string): 
     throw new AmbiguousError(`"${ref}" matches ${matches.length} Claude Code sessions: ${matches.slice(0, 5).map((m) => basename(m, '.jsonl')).join(', ')}${matches.length > 5 ? ', …' : ''}`)
   }
   return null
-}
-
-/** `<project dir>/<id>/` — where a session's sub-agents and spilled outputs live. */
-export function sideDir(sessionPath: string): string {
-  return join(dirname(sessionPath), basename(sessionPath, '.jsonl'))
 }

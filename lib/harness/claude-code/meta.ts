@@ -5,7 +5,7 @@
  * is what reports them, with their line numbers.
  */
 import { readEnds, readTail, type LineContext } from '../../io/line-file.js'
-import { scanTop, str, type Scalar } from './scan.js'
+import { scanTop, str, type Scalar } from '../../io/json-bytes.js'
 import { promptTitle } from './text.js'
 
 const HEAD_BYTES = 512 * 1024

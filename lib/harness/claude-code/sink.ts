@@ -21,19 +21,16 @@ import type { StoreContext } from '../../context.js'
 import { ExistsError, FerryError, UnsafePathError } from '../../errors.js'
 import { AtomicFile, StagedFile } from '../../io/atomic.js'
 import {
-  sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
+  isObj, sourceHarness, type Block, type JsonObject, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
   type SessionRec, type ToolResultBlock, type ToolUseBlock,
 } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { OptionsOf, WriteOptions, WrittenSession } from '../types.js'
-import { HARNESS, projectsDir } from './discover.js'
-import { scanTop, str } from './scan.js'
+import type { WrittenSession } from '../types.js'
+import type { WriteOpts } from './flags.js'
+import { HARNESS, projectsDir, store } from './paths.js'
+import { scanTop, str } from '../../io/json-bytes.js'
 import { isSafeSlug, projectSlug } from './slug.js'
-import type { writeFlags } from './index.js'
-
-/** The options every sink takes plus this harness's `writeFlags` (`thinking`: `text` or `drop`). */
-export type ClaudeWriteOptions = WriteOptions & OptionsOf<typeof writeFlags>
 
 /**
  * ferry's namespace for the name-based (v5) UUIDs it writes (a fixed random
@@ -58,12 +55,6 @@ const DROPPED_CONTEXT: ReadonlySet<string> = new Set(['environment', 'instructio
 const SAFE_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}$/
 const NO_RESULT = '[ferry] No result was recorded for this tool call.'
 
-type Obj = Record<string, unknown>
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
 interface WrittenTarget {
   projectDir: string
   sessionId: string
@@ -74,10 +65,10 @@ export function safeToolId(id: string): string {
   return s ? s : `toolu_ferry_${shortHash(id, 24)}`
 }
 
-export function claudeSink(ctx: StoreContext, root: string, opts: ClaudeWriteOptions = {}): SessionSink {
-  const store = opts.out ? resolve(opts.out) : root
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
+  const dir = opts.out ? resolve(opts.out) : store.root(ctx)
   const written = new Map<string, WrittenTarget>()
-  return new SessionSink(ctx, HARNESS, async (header) => ClaudeWriter.open(ctx, store, header, opts, written))
+  return new SessionSink(ctx, HARNESS, async (header) => ClaudeWriter.open(ctx, dir, header, opts, written))
 }
 
 class ClaudeWriter implements SessionWriter {
@@ -93,7 +84,7 @@ class ClaudeWriter implements SessionWriter {
   private readonly open = new Map<string, string>()
   private pendingCmd: string | null = null
   /** User content held back while tool calls are open (results must come first). */
-  private deferred: Array<{ rec: MessageRec; content: Obj[]; isMeta: boolean }> = []
+  private deferred: Array<{ rec: MessageRec; content: JsonObject[]; isMeta: boolean }> = []
   private pendingSummary: string | null = null
   /** Summary text of the last compaction boundary, while the records after it are its kept history. */
   private boundarySummary: string | null = null
@@ -111,7 +102,7 @@ class ClaudeWriter implements SessionWriter {
   private constructor(
     private readonly ctx: StoreContext,
     private readonly header: SessionRec,
-    private readonly opts: ClaudeWriteOptions,
+    private readonly opts: WriteOpts,
     private readonly file: AtomicFile,
     private readonly target: WrittenTarget,
     private readonly written: Map<string, WrittenTarget>,
@@ -124,7 +115,7 @@ class ClaudeWriter implements SessionWriter {
     this.title = header.title
   }
 
-  static async open(ctx: StoreContext, store: string, header: SessionRec, opts: ClaudeWriteOptions, written: Map<string, WrittenTarget>): Promise<ClaudeWriter> {
+  static async open(ctx: StoreContext, root: string, header: SessionRec, opts: WriteOpts, written: Map<string, WrittenTarget>): Promise<ClaudeWriter> {
     const same = sourceHarness(header) === HARNESS
     const startTs = header.created_at ?? header.updated_at ?? new Date().toISOString()
     const parent = header.parent?.kind === 'subagent' ? written.get(header.parent.sid) : undefined
@@ -142,13 +133,13 @@ class ClaudeWriter implements SessionWriter {
       const sessionId = same && isUuid(header.native_id) ? header.native_id : v5(`session:${header.sid}`)
       const original = same && header.source.locator?.path ? basename(dirname(header.source.locator.path)) : undefined
       const dirName = original && isSafeSlug(original) && !header.parent ? original : projectSlug(header.cwd || ctx.home)
-      target = { projectDir: join(projectsDir(store), dirName), sessionId }
+      target = { projectDir: join(projectsDir(root), dirName), sessionId }
       path = join(target.projectDir, `${sessionId}.jsonl`)
     }
-    insideStore(store, path)
+    insideStore(root, path)
     let file: AtomicFile
     try {
-      file = await AtomicFile.create(path, { force: opts.force === true, root: projectsDir(store) })
+      file = await AtomicFile.create(path, { force: opts.force === true, root: projectsDir(root) })
     } catch (err) {
       // The parent is already in the store (a re-run, or a run cut between parent and sub-agent):
       // its sub-agents still go under it, so a re-run completes the store instead of skipping them.
@@ -162,7 +153,7 @@ class ClaudeWriter implements SessionWriter {
     return join(this.target.projectDir, this.target.sessionId)
   }
 
-  private async line(obj: Obj | string): Promise<void> {
+  private async line(obj: JsonObject | string): Promise<void> {
     this.lines++
     if (typeof obj !== 'string' && holdsHugeString(obj)) {
       for (const p of jsonPieces(obj)) await this.file.write(p)
@@ -187,9 +178,9 @@ class ClaudeWriter implements SessionWriter {
     return v5(`${this.target.sessionId}:${rec.id}#${k}`)
   }
 
-  private envelope(type: string, uuid: string, ts: string | null | undefined): Obj {
+  private envelope(type: string, uuid: string, ts: string | null | undefined): JsonObject {
     if (ts) this.lastTs = ts
-    const e: Obj = {
+    const e: JsonObject = {
       parentUuid: this.parentUuid(),
       isSidechain: this.agentId !== undefined,
       userType: 'external',
@@ -203,7 +194,7 @@ class ClaudeWriter implements SessionWriter {
     return e
   }
 
-  private async chainLine(e: Obj, uuid: string, extra: Obj = {}): Promise<void> {
+  private async chainLine(e: JsonObject, uuid: string, extra: JsonObject = {}): Promise<void> {
     // Key order as the client writes it: envelope, type, message, flags, uuid, timestamp.
     const ts = this.lastTs
     await this.line({ ...e, ...extra, uuid, timestamp: ts })
@@ -314,7 +305,7 @@ class ClaudeWriter implements SessionWriter {
     this.boundarySummary = rec.summary?.trim() ? rec.summary.trim() : null
   }
 
-  private thinking(b: Extract<Block, { type: 'thinking' }>): Obj | null {
+  private thinking(b: Extract<Block, { type: 'thinking' }>): JsonObject | null {
     const anthropic = b.provider === 'anthropic' || (b.provider === undefined && this.same)
     if (anthropic && b.redacted && b.encrypted) return { type: 'redacted_thinking', data: b.encrypted }
     if (anthropic && !b.redacted && b.signature) return { type: 'thinking', thinking: b.text, signature: b.signature }
@@ -322,7 +313,7 @@ class ClaudeWriter implements SessionWriter {
     return { type: 'text', text: `[thinking]\n${b.text}` }
   }
 
-  private toolUse(b: ToolUseBlock): Obj {
+  private toolUse(b: ToolUseBlock): JsonObject {
     const n = toNative(HARNESS, b, this.source)
     const id = safeToolId(b.id)
     this.open.set(b.id, id)
@@ -343,7 +334,7 @@ class ClaudeWriter implements SessionWriter {
     if (!rec.context || rec.context_kind !== 'summary') this.boundarySummary = null
 
     const results: Array<{ block: ToolResultBlock; id: string }> = []
-    const content: Obj[] = []
+    const content: JsonObject[] = []
     for (const b of rec.blocks) {
       if (b.type === 'tool_result') {
         const id = this.open.get(b.tool_use_id)
@@ -373,7 +364,7 @@ class ClaudeWriter implements SessionWriter {
     for (const r of results) {
       const uuid = this.uuidFor(rec, k++)
       const e = this.envelope('user', uuid, rec.ts)
-      const extra: Obj = { message: { role: 'user', content: [resultBlock(r.block, r.id)] } }
+      const extra: JsonObject = { message: { role: 'user', content: [resultBlock(r.block, r.id)] } }
       if (this.same && r.block.structured !== undefined) extra.toolUseResult = r.block.structured
       if (this.lastAssistantUuid) extra.sourceToolAssistantUUID = this.lastAssistantUuid
       await this.chainLine(e, uuid, extra)
@@ -392,11 +383,11 @@ class ClaudeWriter implements SessionWriter {
     await this.userLine(rec, content, isMeta, k, isSummary)
   }
 
-  private async userLine(rec: MessageRec, content: Obj[], isMeta: boolean, k: number, isSummary = false): Promise<void> {
+  private async userLine(rec: MessageRec, content: JsonObject[], isMeta: boolean, k: number, isSummary = false): Promise<void> {
     const uuid = this.uuidFor(rec, k)
     const e = this.envelope('user', uuid, rec.ts)
     const only = content.length === 1 && content[0]!.type === 'text' ? (content[0]!.text as string) : null
-    const extra: Obj = { message: { role: 'user', content: only ?? content } }
+    const extra: JsonObject = { message: { role: 'user', content: only ?? content } }
     if (isSummary) {
       extra.isCompactSummary = true
       extra.isVisibleInTranscriptOnly = true
@@ -416,7 +407,7 @@ class ClaudeWriter implements SessionWriter {
       await this.flushSummary()
     }
     this.pendingCmd = null
-    const content: Obj[] = []
+    const content: JsonObject[] = []
     for (const b of rec.blocks) {
       switch (b.type) {
         case 'text':
@@ -560,14 +551,14 @@ function resultTextOf(c: ToolResultBlock['content']): string {
   return typeof c === 'string' ? c : c.map((p) => (p.type === 'text' ? p.text : '')).join('')
 }
 
-function imageOut(b: Extract<Block, { type: 'image' }>): Obj | null {
+function imageOut(b: Extract<Block, { type: 'image' }>): JsonObject | null {
   if (b.data) return { type: 'image', source: { type: 'base64', media_type: b.mime, data: b.data } }
   if (b.ref?.url) return { type: 'image', source: { type: 'url', url: b.ref.url } }
   return null
 }
 
-function resultBlock(b: ToolResultBlock, id: string): Obj {
-  let content: string | Obj[]
+function resultBlock(b: ToolResultBlock, id: string): JsonObject {
+  let content: string | JsonObject[]
   if (typeof b.content === 'string') content = b.content
   else {
     content = []
@@ -582,7 +573,7 @@ function resultBlock(b: ToolResultBlock, id: string): Obj {
   return { tool_use_id: id, type: 'tool_result', content, ...(b.is_error ? { is_error: true } : {}) }
 }
 
-function userBlock(b: Block, same: boolean): Obj | null {
+function userBlock(b: Block, same: boolean): JsonObject | null {
   switch (b.type) {
     case 'text':
       return b.text === '' ? null : { type: 'text', text: b.text }

@@ -19,39 +19,30 @@ import { FerryError, reason } from '../../errors.js'
 import { cappedSplitter, LineReporter, readLines } from '../../io/line-file.js'
 import { readSmallPlainFile, returnSmallFile } from '../../io/bytes.js'
 import {
-  recordId, sessionKey, sessionRecord,
+  isObj, recordId, sessionKey, sessionRecord,
   type BoundaryRec, type ContextKind, type EndRec, type FerryRecord, type MessageRec, type NativePass, type NativeRec,
-  type SessionLink, type ToolResultBlock, type Warning,
+  type JsonObject, type SessionLink, type ToolResultBlock, type Warning,
 } from '../../model.js'
-import type { OptionsOf, ReadOptions, SessionInfo } from '../types.js'
+import type { SessionInfo } from '../types.js'
 import { type ActiveChain, CHAIN_TYPES, buildIndex, ChainIndex } from './chain.js'
-import { HARNESS, sideDir } from './discover.js'
+import { HARNESS, sideDir } from './paths.js'
 import { readMeta, type SessionMeta } from './meta.js'
-import { lineStart } from './scan.js'
+import { lineStart } from '../../io/json-bytes.js'
 import { blocksFromContent, stopFromNative, usageFromNative } from './blocks.js'
 import { isCaveat, isReminder, parseCommand, parseCommandOutput, plainText } from './text.js'
-import type { readFlags } from './index.js'
+import type { ReadOpts } from './flags.js'
 import { readableOf } from '../../io/drain.js'
-
-/** The options every reader takes plus this harness's `readFlags` (`inlineSpilled`). */
-export type ClaudeReadOptions = ReadOptions & OptionsOf<typeof readFlags>
 
 /** Side files larger than this are not inlined or passed through. */
 const SIDE_FILE_CAP = 64 * 1024 * 1024
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}$/
-
-type Obj = Record<string, unknown>
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 interface Target {
   path: string
   nativeId: string
   sid: string
   parent?: SessionLink
-  subagent?: { meta?: Obj; metaRaw?: string; agentId: string }
+  subagent?: { meta?: JsonObject; metaRaw?: string; agentId: string }
   /** What discovery already read from the file's head and tail (the main session): not read a second time. */
   known?: SessionInfo
 }
@@ -62,11 +53,11 @@ interface Shared {
   agentCalls: Map<string, string>
 }
 
-export function readSession(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOptions = {}): Readable {
+export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
   return readableOf(readAll(ctx, info, opts))
 }
 
-async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOptions): AsyncGenerator<FerryRecord> {
+async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): AsyncGenerator<FerryRecord> {
   const shared: Shared = { agentCalls: new Map() }
   yield* readOne(ctx, { path: info.path, nativeId: info.id, sid: info.sid, known: info }, opts, shared)
   // Most sessions have no side folder: one stat says so, instead of a failing readdir (an error built, a thread-pool trip).
@@ -81,7 +72,7 @@ async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ClaudeReadOp
   for (const name of names) {
     const stem = basename(name, '.jsonl')
     const agentId = stem.slice('agent-'.length)
-    let meta: Obj | undefined
+    let meta: JsonObject | undefined
     let metaRaw: string | undefined
     try {
       metaRaw = await readFile(join(dir, `${stem}.meta.json`), 'utf8')
@@ -167,7 +158,7 @@ class Emitter {
     return recordId(this.t.sid, locator)
   }
 
-  nativeRec(no: number, type: string, obj: Obj | null, raw: string | undefined, extra?: Obj): NativeRec {
+  nativeRec(no: number, type: string, obj: JsonObject | null, raw: string | undefined, extra?: JsonObject): NativeRec {
     const rec: NativeRec = { kind: 'native', sid: this.t.sid, id: this.id(typeof obj?.uuid === 'string' && !extra?.dup ? `u${obj.uuid}` : `l${no}`), seq: this.seq++, native_type: `${HARNESS}/${type}` }
     if (typeof obj?.timestamp === 'string') rec.ts = obj.timestamp
     const n = this.nat(no, raw)
@@ -234,7 +225,7 @@ function unreadable(ctx: StoreContext, t: Target, err: unknown): void {
 }
 
 /** A session: a small file read whole (its buffer lent for as long as its lines are read), a big one in two passes. */
-async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, shared: Shared): AsyncGenerator<FerryRecord> {
+async function* readOne(ctx: StoreContext, t: Target, opts: ReadOpts, shared: Shared): AsyncGenerator<FerryRecord> {
   let whole: Buffer | null
   try {
     whole = readSmallPlainFile(t.path)
@@ -249,7 +240,7 @@ async function* readOne(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, s
   }
 }
 
-async function* readFromFile(ctx: StoreContext, t: Target, opts: ClaudeReadOptions, shared: Shared, whole: Buffer | null): AsyncGenerator<FerryRecord> {
+async function* readFromFile(ctx: StoreContext, t: Target, opts: ReadOpts, shared: Shared, whole: Buffer | null): AsyncGenerator<FerryRecord> {
   let idx: ActiveChain
   let held: ReturnType<typeof indexWhole> | undefined
   try {
@@ -307,7 +298,7 @@ async function* readFromFile(ctx: StoreContext, t: Target, opts: ClaudeReadOptio
   // Exactly the bytes the first pass indexed, so both passes see the same lines;
   // this pass is the one that reports over-long lines (the first only noted them).
   // Entries a compaction kept, held back until the summary they follow (bounded by what the client kept).
-  const kept: Array<{ no: number; type: string; uuid: string; obj: Obj; raw: string | undefined }> = []
+  const kept: Array<{ no: number; type: string; uuid: string; obj: JsonObject; raw: string | undefined }> = []
   let anchorSeen = idx.keptAnchor === undefined
   const replayKept = async function* (): AsyncGenerator<FerryRecord> {
     for (const k of kept.splice(0)) for (const rec of await mapEntry(em, k.no, k.type, k.uuid, k.obj, k.raw, opts, side, shared)) yield rec
@@ -350,10 +341,10 @@ async function* readFromFile(ctx: StoreContext, t: Target, opts: ClaudeReadOptio
     const keptParent = idx.kept.get(uuid)
     if (keptParent !== undefined || idx.relinked.has(uuid)) obj = { ...obj, parentUuid: keptParent ?? idx.relinked.get(uuid) }
     if (keptParent !== undefined && !anchorSeen) {
-      kept.push({ no: l.no, type, uuid, obj: obj as Obj, raw })
+      kept.push({ no: l.no, type, uuid, obj: obj as JsonObject, raw })
       continue
     }
-    for (const rec of await mapEntry(em, l.no, type, uuid, obj as Obj, raw, opts, side, shared)) yield rec
+    for (const rec of await mapEntry(em, l.no, type, uuid, obj as JsonObject, raw, opts, side, shared)) yield rec
     if (uuid === idx.keptAnchor) {
       anchorSeen = true
       yield* replayKept()
@@ -396,7 +387,7 @@ async function* readFromFile(ctx: StoreContext, t: Target, opts: ClaudeReadOptio
   yield end
 }
 
-function base(em: Emitter, no: number, uuid: string, obj: Obj, raw: string | undefined): Pick<MessageRec, 'sid' | 'id' | 'ts' | 'native'> & { parent?: string } {
+function base(em: Emitter, no: number, uuid: string, obj: JsonObject, raw: string | undefined): Pick<MessageRec, 'sid' | 'id' | 'ts' | 'native'> & { parent?: string } {
   const out: Pick<MessageRec, 'sid' | 'id' | 'ts' | 'native'> & { parent?: string } = {
     sid: em.t.sid,
     id: em.id(`u${uuid}`),
@@ -408,7 +399,7 @@ function base(em: Emitter, no: number, uuid: string, obj: Obj, raw: string | und
   return out
 }
 
-async function mapEntry(em: Emitter, no: number, type: string, uuid: string, obj: Obj, raw: string | undefined, opts: ClaudeReadOptions, side: string, shared: Shared): Promise<FerryRecord[]> {
+async function mapEntry(em: Emitter, no: number, type: string, uuid: string, obj: JsonObject, raw: string | undefined, opts: ReadOpts, side: string, shared: Shared): Promise<FerryRecord[]> {
   const msg = isObj(obj.message) ? obj.message : {}
   if (type === 'assistant') {
     const blocks = blocksFromContent(msg.content)
@@ -506,7 +497,7 @@ async function mapEntry(em: Emitter, no: number, type: string, uuid: string, obj
 }
 
 /** A slash-command call or its printed output, else null. */
-function commandRecord(em: Emitter, no: number, uuid: string, obj: Obj, raw: string | undefined, text: string): MessageRec | null {
+function commandRecord(em: Emitter, no: number, uuid: string, obj: JsonObject, raw: string | undefined, text: string): MessageRec | null {
   const cmd = parseCommand(text)
   if (cmd) {
     const callId = `${em.id(`u${uuid}`)}#call`
@@ -530,7 +521,7 @@ function commandRecord(em: Emitter, no: number, uuid: string, obj: Obj, raw: str
 const PERSISTED_RE = /^<persisted-output>\s*[\s\S]*?saved to:\s*(\S[^\n]*)/
 
 /** Resolves a `<persisted-output>` preview; true when the content was replaced. */
-async function spilled(em: Emitter, r: ToolResultBlock, tur: Obj, side: string, opts: ClaudeReadOptions, no: number): Promise<boolean> {
+async function spilled(em: Emitter, r: ToolResultBlock, tur: JsonObject, side: string, opts: ReadOpts, no: number): Promise<boolean> {
   const text = typeof r.content === 'string' ? r.content : r.content.length === 1 && r.content[0]!.type === 'text' ? r.content[0]!.text : null
   if (text === null || !text.startsWith('<persisted-output>')) return false
   const where = typeof tur.persistedOutputPath === 'string' ? tur.persistedOutputPath : PERSISTED_RE.exec(text)?.[1]?.trim()

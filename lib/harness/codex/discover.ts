@@ -15,7 +15,7 @@ import { openDiscoveryCache } from '../discovery-cache.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { userContextKind } from './context.js'
 import { isUuid } from './ids.js'
-import { ARCHIVED_DIR, SESSIONS_DIR, parseRolloutName, type RolloutName } from './paths.js'
+import { ARCHIVED_DIR, SESSIONS_DIR, parseRolloutName, store, type RolloutName } from './paths.js'
 
 interface Found {
   path: string
@@ -183,7 +183,8 @@ function oneLine(s: string): string {
   return t.length > 120 ? `${t.slice(0, 119)}…` : t
 }
 
-export async function* discover(ctx: StoreContext, root: string, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
+export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
+  const root = store.root(ctx)
   const names = await threadNames(ctx, root)
   // Heads and tails read a few files at a time, in order, lazily. What a file says is cached (see discovery-cache);
   // thread names live in another file, so they are applied after, never cached.
@@ -206,7 +207,8 @@ function withName(info: SessionInfo, names: Map<string, string>): SessionInfo {
 }
 
 /** A native id, a unique id prefix, or a path to a rollout file. */
-export async function resolve(ctx: StoreContext, root: string, ref: string): Promise<SessionInfo | null> {
+export async function resolve(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
+  const root = store.root(ctx)
   if (ref.includes('/') || ref.endsWith('.jsonl') || ref.endsWith('.zst')) {
     const path = resolvePath(ref)
     const info = await describe(path, { archived: path.includes(`/${ARCHIVED_DIR}/`), names: await threadNames(ctx, root) })

@@ -1,13 +1,21 @@
 /**
- * Codex store layout: where rollouts live and how their names are built.
+ * Codex store layout: the store root, where rollouts live and how their names are built.
  *
  * Names are `rollout-<local YYYY-MM-DDThh-mm-ss>-<uuid>.jsonl[.zst]` under
  * `sessions/YYYY/MM/DD/` (local time) or flat under `archived_sessions/`.
  * Codex reads the id from the right end of the name, so we do the same.
  */
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { UnsafePathError } from '../../errors.js'
+import type { StoreSpec } from '../types.js'
 import { isUuid } from './ids.js'
+
+/** `--codex-home`, else `$CODEX_HOME`, else `~/.codex`. */
+export const store: StoreSpec = {
+  envVars: ['CODEX_HOME'],
+  flag: { name: 'codex-home', describe: 'Codex home (default $CODEX_HOME, else ~/.codex)' },
+  root: (ctx) => ctx.roots.codex ?? ctx.env.CODEX_HOME ?? resolve(ctx.home, '.codex'),
+}
 
 export const SESSIONS_DIR = 'sessions'
 export const ARCHIVED_DIR = 'archived_sessions'

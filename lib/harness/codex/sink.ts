@@ -16,39 +16,23 @@ import { AtomicFile } from '../../io/atomic.js'
 import { sourceHarness, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type SessionRec, type ToolResultBlock, type ToolUseBlock } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { Flags, OptionsOf, WriteOptions, WrittenSession } from '../types.js'
+import type { WrittenSession } from '../types.js'
 import { readCodexConfig, type CodexConfig } from './config.js'
+import { DEFAULT_MODEL, DEFAULT_PROVIDER, type WriteOpts } from './flags.js'
 import { derivedUuidV7, isUuid } from './ids.js'
-import { rolloutRelPath } from './paths.js'
+import { rolloutRelPath, store } from './paths.js'
 
 /** The Codex version whose resume we verified these lines against. */
 export const WRITTEN_CLI_VERSION = '0.171.0'
-export const DEFAULT_PROVIDER = 'openai'
-export const DEFAULT_MODEL = 'gpt-5.5'
 const FLUSH_AT = 256 * 1024
-
-/** On the CLI `--codex-provider` / `--codex-model` (older names `--provider` / `--model`); `opts.provider` / `opts.model` in the library. */
-export const writeFlags = {
-  provider: {
-    type: 'string',
-    describe: 'model provider id to record (must be the one your Codex uses; default: model_provider from config.toml, else "openai")',
-    aliases: ['provider'],
-  },
-  model: {
-    type: 'string',
-    describe: `model to record in turn_context (default: the source model for Codex sources, else model from config.toml, else ${DEFAULT_MODEL})`,
-    aliases: ['model'],
-  },
-} as const satisfies Flags
-
-export type CodexWriteOptions = WriteOptions & OptionsOf<typeof writeFlags>
 
 /**
  * Every session is opened by RolloutWriter.open, which throws ExistsError
  * (no force) or UnsafePathError (an id that is not a UUID); SessionSink turns
  * that into the one sink policy (reported, skipped, NotWrittenError at the end).
  */
-export function codexSink(ctx: StoreContext, root: string, opts: CodexWriteOptions = {}): SessionSink {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
+  const root = store.root(ctx)
   let config: Promise<CodexConfig> | null = null
   return new SessionSink(ctx, 'codex', async (header) => {
     config ??= readCodexConfig(root, ctx.diagnostics)
@@ -82,7 +66,7 @@ class RolloutWriter implements SessionWriter {
     this.lastTs = isoOr(header.created_at, new Date().toISOString())
   }
 
-  static async open(ctx: StoreContext, dir: string, header: SessionRec, opts: CodexWriteOptions, config: CodexConfig): Promise<RolloutWriter> {
+  static async open(ctx: StoreContext, dir: string, header: SessionRec, opts: WriteOpts, config: CodexConfig): Promise<RolloutWriter> {
     const source = sourceHarness(header)
     const raw = sameFormatRaw(header)
     let id: string

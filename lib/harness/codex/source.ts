@@ -18,6 +18,7 @@ import { destroyWhenDrained } from '../../io/drain.js'
 import { cappedSplitter, LineReporter } from '../../io/line-file.js'
 import { sessionKey, type FerryRecord } from '../../model.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
+import type { ReadOpts } from './flags.js'
 import { RolloutMapper } from './mapping.js'
 
 /** The shared reports, plus a count of over-long lines for the `end` record's `skipped_lines`. */
@@ -109,6 +110,6 @@ export class RolloutSource extends Readable {
   }
 }
 
-export function readRollout(ctx: StoreContext, info: SessionInfo, opts: ReadOptions = {}): Readable {
+export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
   return new RolloutSource(ctx, info, opts)
 }

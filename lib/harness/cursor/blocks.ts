@@ -3,9 +3,9 @@
  * IDE bubbles) to the common model's blocks. Every shape is sniffed: Cursor
  * is closed source and its writers drift.
  */
-import type { Block, ToolResultBlock, ToolUseBlock } from '../../model.js'
+import { isObj, type Block, type JsonObject, type ToolResultBlock, type ToolUseBlock } from '../../model.js'
 import { toCanonical } from '../../vocabulary/index.js'
-import { isObj, parseJson, parseUserText, sanitizeId } from './text.js'
+import { parseJson, parseUserText, sanitizeId } from './text.js'
 
 export interface Mapped {
   blocks: Block[]
@@ -31,7 +31,7 @@ export function toolResult(id: unknown, content: unknown, isError: unknown, mint
   return b
 }
 
-function image(p: Record<string, any>): Block | null {
+function image(p: JsonObject): Block | null {
   const src = isObj(p.source) ? p.source : p
   const data = src.data ?? src.image ?? p.image
   const mime = src.media_type ?? src.mediaType ?? src.mimeType ?? p.mimeType ?? 'image/png'

@@ -10,9 +10,10 @@
 import { readFileSync } from 'node:fs'
 import type { StoreContext } from '../../context.js'
 import { dbError, openReadOnly, withBusyRetry, hasTable } from '../../io/sqlite-readonly.js'
+import { isObj, type JsonObject } from '../../model.js'
 import { mapContent } from './blocks.js'
 import { rootBlobIds } from './protobuf.js'
-import { isObj, isoOf } from './text.js'
+import { isoOf } from './text.js'
 import type { Item } from './transcript.js'
 
 export const CHAT_FORMAT = 'cursor/store.db'
@@ -46,7 +47,7 @@ export function decodeAgentMeta(value: unknown): AgentMeta | null {
   }
 }
 
-export function readMetaJson(dir: string): Record<string, any> | null {
+export function readMetaJson(dir: string): JsonObject | null {
   try {
     const v = JSON.parse(readFileSync(`${dir}/meta.json`, 'utf8'))
     return isObj(v) ? v : null
@@ -66,7 +67,7 @@ export function readAgentMeta(dbPath: string): AgentMeta | null {
   }
 }
 
-function asJsonMessage(data: Buffer): Record<string, any> | null {
+function asJsonMessage(data: Buffer): JsonObject | null {
   let i = 0
   while (i < data.length && (data[i] === 0x20 || data[i] === 0x0a || data[i] === 0x0d || data[i] === 0x09)) i++
   if (data[i] !== 0x7b) return null
@@ -84,7 +85,7 @@ export interface ChatRead {
 }
 
 /** Maps one JSON message blob. */
-export function blobItem(id: string, raw: string, v: Record<string, any>, native: boolean): Item {
+export function blobItem(id: string, raw: string, v: JsonObject, native: boolean): Item {
   const nat = native ? { native: { format: CHAT_FORMAT, pk: id, table: 'blobs', raw } } : {}
   const role = v.role
   const ts = isoOf(v.createdAt) ?? null

@@ -6,7 +6,7 @@
  * holds it.
  */
 import { readdirSync, statSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { readAgentMeta, readMetaJson } from './chatstore.js'
@@ -200,7 +200,7 @@ export async function infoOf(ctx: StoreContext, e: Entry): Promise<CursorInfo | 
   return info as CursorInfo
 }
 
-export async function* discover(ctx: StoreContext, opts: DiscoverOptions): AsyncGenerator<SessionInfo> {
+export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const map = scan(ctx)
   const subs = new Set<string>()
   for (const e of map.values()) if (e.ide?.subagent) subs.add(e.id)
@@ -214,24 +214,25 @@ export async function* discover(ctx: StoreContext, opts: DiscoverOptions): Async
 }
 
 /** By id, unique prefix, or a path of one of its files. */
-export async function resolveSession(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
+export async function resolve(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
   if (ref.includes('/')) {
-    const found = await resolvePath(ctx, ref)
+    const found = await resolveIn(ctx, ref)
     if (found) return found
     // A session file outside the configured store (written with --out): its own store is the
     // directory above `projects/` or `chats/` in its path.
-    const m = /^(.*)\/(?:projects\/[^/]+\/agent-transcripts|chats\/[^/]+)\/.+$/.exec(resolve(ref))
-    if (m && m[1] && resolve(m[1]) !== ctx.roots.cursor) return resolvePath({ ...ctx, roots: { ...ctx.roots, cursor: m[1] } }, ref)
+    const m = /^(.*)\/(?:projects\/[^/]+\/agent-transcripts|chats\/[^/]+)\/.+$/.exec(resolvePath(ref))
+    if (m && m[1] && resolvePath(m[1]) !== ctx.roots.cursor) return resolveIn({ ...ctx, roots: { ...ctx.roots, cursor: m[1] } }, ref)
     return null
   }
-  return resolvePath(ctx, ref)
+  return resolveIn(ctx, ref)
 }
 
-async function resolvePath(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
+/** `resolve` within the stores `ctx` names. */
+async function resolveIn(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
   const map = scan(ctx)
   let id: string | undefined
   if (ref.includes('/')) {
-    const p = resolve(ref)
+    const p = resolvePath(ref)
     for (const e of map.values()) {
       const paths = [e.transcript, e.chat, e.chat ? dirname(e.chat) : undefined, e.transcript ? nestedDir(e.transcript) ?? undefined : undefined]
       if (paths.includes(p)) id = e.id
@@ -297,7 +298,7 @@ function directoryForSlug(slug: string): string | undefined {
       const p = join(dir, d.name)
       if (s === rest) {
         try {
-          if (statSync(p).isDirectory()) return resolve(p)
+          if (statSync(p).isDirectory()) return resolvePath(p)
         } catch {
           continue
         }

@@ -20,6 +20,7 @@ import { basename, dirname, resolve, sep } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { xdgDir } from '../../context.js'
 import { UnsafePathError } from '../../errors.js'
+import type { StoreSpec } from '../types.js'
 
 export interface CursorDirs {
   /** Dirs holding `projects/` (transcripts). */
@@ -30,9 +31,16 @@ export interface CursorDirs {
   users: string[]
 }
 
-/** The `.cursor` dir: where ferry writes. */
-export function dotCursor(ctx: StoreContext): string {
-  return ctx.roots.cursor ?? resolve(ctx.home, '.cursor')
+/** The root is the `.cursor` dir, where ferry writes; reading looks at every dir of `cursorDirs`. */
+export const store: StoreSpec = {
+  envVars: [],
+  flag: { name: 'cursor-dir', describe: 'Cursor store to read (sniffed: a ~/.cursor dir, a ~/.config/cursor dir, or the editor User dir); written into when it is a .cursor dir (default ~/.cursor, plus ~/.config/cursor and the editor User dir)' },
+  root: (ctx) => ctx.roots.cursor ?? resolve(ctx.home, '.cursor'),
+}
+
+/** Cursor's installer links ~/.local/bin/agent into ~/.local/share/cursor-agent/versions/<v>/; another `agent` is not it. */
+export function isOwnBinary(realPath: string): boolean {
+  return /[\\/]cursor-agent[\\/]|[\\/]cursor-agent$/.test(realPath)
 }
 
 export function ideUserDir(ctx: StoreContext): string {

@@ -21,11 +21,13 @@ import { AtomicDir, AtomicFile, exists } from '../../io/atomic.js'
 import { sourceHarness, type Block, type FerryRecord, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { WriteOptions, WrittenSession } from '../types.js'
+import type { WrittenSession } from '../types.js'
 import { CHAT_FORMAT } from './chatstore.js'
-import { chatBucket, dotCursor, isSafeComponent, slugFor, under } from './paths.js'
+import type { WriteOpts } from './flags.js'
+import { chatBucket, isSafeComponent, slugFor, store, under } from './paths.js'
 import { encodeRoot } from './protobuf.js'
 import { wrapQuery } from './text.js'
+import { NO_OUTPUT_X, TRANSCRIPT_FORMAT } from './transcript.js'
 
 /**
  * A tool result as the text Cursor stores. Cursor's result fields hold text
@@ -36,9 +38,6 @@ function resultString(content: string | ResultPart[]): string {
   if (typeof content === 'string') return content
   return content.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? `[image: ${p.mime ?? 'image'}${p.data ? `, ${Math.floor((p.data.length * 3) / 4)} bytes` : ''} — not kept in Cursor's format]` : '')).join('')
 }
-import { NO_OUTPUT_X, TRANSCRIPT_FORMAT } from './transcript.js'
-
-export type StoreChoice = 'auto' | 'transcript' | 'chat' | 'both' | 'ide'
 
 function transcriptContent(m: MessageRec, source: string): unknown[] {
   const out: unknown[] = []
@@ -104,7 +103,7 @@ class CursorWriter implements SessionWriter {
   constructor(
     private readonly root: string,
     private readonly header: SessionRec,
-    private readonly opts: WriteOptions & { store?: StoreChoice },
+    private readonly opts: WriteOpts,
     private readonly parents: Map<string, string>,
   ) {}
 
@@ -288,9 +287,9 @@ class CursorWriter implements SessionWriter {
   }
 }
 
-export function cursorSink(ctx: StoreContext, opts: WriteOptions & { store?: StoreChoice }): SessionSink {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
   if (opts.store === 'ide') throw new FerryError("ferry never writes Cursor's editor store (state.vscdb): the editor must be closed and its schema is undocumented; use --cursor-store chat (resumable with `agent --resume`) or transcript", { code: 'not-implemented', source: 'cursor' })
-  const root = opts.out ?? dotCursor(ctx)
+  const root = opts.out ?? store.root(ctx)
   const parents = new Map<string, string>()
   return new SessionSink(ctx, 'cursor', async (header) => new CursorWriter(root, header, opts, parents))
 }

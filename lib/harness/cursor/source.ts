@@ -11,6 +11,7 @@ import type { StoreContext } from '../../context.js'
 import { asFerryError } from '../../errors.js'
 import { recordId, sessionKey, sessionRecord, type FerryRecord, type MessageRec, type SessionLink } from '../../model.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
+import type { ReadOpts } from './flags.js'
 import { readChatStore } from './chatstore.js'
 import { ENTRY, infoOf, scan, type CursorInfo } from './discover.js'
 import { nestedDir } from './paths.js'
@@ -131,7 +132,7 @@ async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions):
   }
 }
 
-export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOptions): Readable {
+export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
   const gen = async function* () {
     try {
       const full = (info as Partial<CursorInfo>).stores ? (info as CursorInfo) : ((await infoOf(ctx, scan(ctx).get(info.id) ?? { id: info.id })) ?? ({ ...info, stores: [] } as CursorInfo))

@@ -74,10 +74,6 @@ export function sanitizeId(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]/g, '_')
 }
 
-export function isObj(v: unknown): v is Record<string, any> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
 export function parseJson(s: unknown): unknown {
   if (typeof s !== 'string') return s
   try {

@@ -7,9 +7,8 @@
 import { readFile } from 'node:fs/promises'
 import type { StoreContext } from '../../context.js'
 import { LineReporter, parseJsonLine, readLines } from '../../io/line-file.js'
-import type { Block, ToolResultBlock } from '../../model.js'
+import { isObj, type Block, type ToolResultBlock } from '../../model.js'
 import { mapContent } from './blocks.js'
-import { isObj } from './text.js'
 
 export const TRANSCRIPT_FORMAT = 'cursor/transcript'
 

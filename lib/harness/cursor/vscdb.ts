@@ -12,9 +12,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { columns, dbError, hasTable, openReadOnly, withBusyRetry, type ReadOnlyDb } from '../../io/sqlite-readonly.js'
-import type { Block } from '../../model.js'
+import { isObj, type Block, type JsonObject } from '../../model.js'
 import { toolResult, toolUse } from './blocks.js'
-import { isObj, isoOf, parseJson, parseUserText, sanitizeId } from './text.js'
+import { isoOf, parseJson, parseUserText, sanitizeId } from './text.js'
 import type { Item } from './transcript.js'
 
 export const IDE_FORMAT = 'cursor/state.vscdb'
@@ -35,14 +35,14 @@ function text(v: unknown): string {
   return Buffer.isBuffer(v) ? v.toString('utf8') : typeof v === 'string' ? v : ''
 }
 
-function cwdOf(h: Record<string, any>): string | undefined {
+function cwdOf(h: JsonObject): string | undefined {
   const uri = h.workspaceIdentifier?.uri
   if (isObj(uri) && typeof uri.fsPath === 'string') return uri.fsPath
   const repo = Array.isArray(h.trackedGitRepos) ? h.trackedGitRepos[0]?.repoPath : undefined
   return typeof repo === 'string' ? repo : undefined
 }
 
-function headOf(v: Record<string, any>, db: string, row?: Record<string, any>): ComposerHead | null {
+function headOf(v: JsonObject, db: string, row?: JsonObject): ComposerHead | null {
   const id = v.composerId ?? row?.composerId
   if (typeof id !== 'string' || !id) return null
   const cwd = cwdOf(v)
@@ -75,7 +75,7 @@ export function* composerHeads(ctx: StoreContext, dbPath: string): Generator<Com
     if (hasTable(h.db, 'composerHeaders')) {
       const cols = columns(h.db, 'composerHeaders')
       const want = ['composerId', 'createdAt', 'lastUpdatedAt', 'isArchived', 'isSubagent', 'value'].filter((c) => cols.has(c))
-      for (const row of h.db.prepare(`SELECT ${want.join(', ')} FROM composerHeaders`).iterate() as Iterable<Record<string, any>>) {
+      for (const row of h.db.prepare(`SELECT ${want.join(', ')} FROM composerHeaders`).iterate() as Iterable<JsonObject>) {
         const v = parseJson(text(row.value))
         const head = headOf(isObj(v) ? v : {}, dbPath, row)
         if (head) {
@@ -156,7 +156,7 @@ export interface ComposerRead {
   subagents: string[]
 }
 
-function bubbleItems(b: Record<string, any>, bid: string, native: boolean, raw: string, cid: string): Item[] {
+function bubbleItems(b: JsonObject, bid: string, native: boolean, raw: string, cid: string): Item[] {
   const ts = isoOf(b.createdAt) ?? null
   const nat = native ? { native: { format: IDE_FORMAT, table: 'cursorDiskKV', pk: `bubbleId:${cid}:${bid}`, raw } } : {}
   const model = typeof b.modelInfo?.modelName === 'string' && b.modelInfo.modelName !== 'default' && b.modelInfo.modelName ? b.modelInfo.modelName : undefined
@@ -206,7 +206,7 @@ function bubbleItems(b: Record<string, any>, bid: string, native: boolean, raw: 
  */
 export function readComposer(ctx: StoreContext, dbPath: string, cid: string, native: boolean): ComposerRead {
   const h = openReadOnly(dbPath, { source: 'cursor' })
-  let cd: Record<string, any>
+  let cd: JsonObject
   try {
     const row = withBusyRetry(dbPath, 'cursor', () => h.db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(`composerData:${cid}`)) as { value: unknown } | undefined
     const data = row ? parseJson(text(row.value)) : undefined
@@ -230,7 +230,7 @@ export function readComposer(ctx: StoreContext, dbPath: string, cid: string, nat
   return out
 }
 
-function* bubbles(ctx: StoreContext, dbPath: string, cid: string, cd: Record<string, any>, native: boolean, onModel: (m: string) => void): Generator<Item> {
+function* bubbles(ctx: StoreContext, dbPath: string, cid: string, cd: JsonObject, native: boolean, onModel: (m: string) => void): Generator<Item> {
   const h = openReadOnly(dbPath, { source: 'cursor' })
   try {
     const get = h.db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?')
@@ -255,7 +255,7 @@ function* bubbles(ctx: StoreContext, dbPath: string, cid: string, cd: Record<str
           if (r) yield [hd.bubbleId, text(r.value)] as [string, string]
         }
       })()
-    else if (Array.isArray(cd.conversation)) rows = cd.conversation.filter(isObj).map((b: Record<string, any>, i: number) => [String(b.bubbleId ?? i), JSON.stringify(b)] as [string, string])
+    else if (Array.isArray(cd.conversation)) rows = cd.conversation.filter(isObj).map((b: JsonObject, i: number) => [String(b.bubbleId ?? i), JSON.stringify(b)] as [string, string])
     else {
       const lo = `bubbleId:${cid}:`
       rows = (function* () {

@@ -11,10 +11,11 @@ import { preambleRecord, stringify } from '../../interchange/stringify.js'
 import { ExistsError } from '../../errors.js'
 import { parseSessionKey, type FerryRecord } from '../../model.js'
 import { SessionSink } from '../session-sink.js'
-import type { WriteOptions, WrittenSession } from '../types.js'
-import { HARNESS } from './source.js'
+import type { WrittenSession } from '../types.js'
+import type { WriteOpts } from './flags.js'
+import { HARNESS } from './paths.js'
 
-export function streamSink(ctx: StoreContext, opts: WriteOptions): Writable {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): Writable {
   return opts.out ? fileSink(ctx, opts) : stdoutSink(process.stdout)
 }
 
@@ -65,7 +66,7 @@ const SMALL_SESSION = 1024 * 1024
 /** Streamed text is written in chunks of about this size (as stringify does). */
 const CHUNK = 64 * 1024
 
-function fileSink(ctx: StoreContext, opts: WriteOptions): Writable {
+function fileSink(ctx: StoreContext, opts: WriteOpts): Writable {
   const dir = resolvePath(String(opts.out))
   const force = Boolean(opts.force)
   // Every file goes straight into `dir`: it is made and checked against itself once, not per session.

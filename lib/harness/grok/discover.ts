@@ -7,14 +7,13 @@
  * `session_search.sqlite`, `.cwd`) are not directories and are skipped.
  */
 import { lstat, open, readdir, stat } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { sessionKey } from '../../model.js'
+import { isObj, sessionKey, type JsonObject } from '../../model.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { parseJsonLine, readHead } from '../../io/line-file.js'
-import { isObj } from './json.js'
-import { decodeGroupName, isSafeComponent } from './paths.js'
+import { decodeGroupName, isSafeComponent, store } from './paths.js'
 
 const SUMMARY_CAP = 8 * 1024 * 1024
 const HEAD_CAP = 64 * 1024
@@ -39,7 +38,7 @@ async function readCapped(path: string, cap: number): Promise<string | null> {
 
 export interface SummaryRead {
   raw: string
-  value: Record<string, any>
+  value: JsonObject
 }
 
 /** summary.json parsed, or null when absent; a corrupt one is reported and treated as absent. */
@@ -76,7 +75,7 @@ export function isoTime(v: unknown): string | undefined {
   return Number.isFinite(t) && Math.abs(t) <= 8.64e15 ? new Date(t).toISOString() : undefined
 }
 
-export function titleOf(s: Record<string, any>): { title?: string; source?: string } {
+export function titleOf(s: JsonObject): { title?: string; source?: string } {
   const g = typeof s.generated_title === 'string' ? s.generated_title.trim() : ''
   if (g) return { title: g, source: s.title_is_manual ? 'custom' : 'ai' }
   const ss = typeof s.session_summary === 'string' ? s.session_summary.trim() : ''
@@ -169,8 +168,8 @@ async function dirEntries(dir: string): Promise<string[]> {
   }
 }
 
-export async function* discoverSessions(ctx: StoreContext, root: string, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
-  const sessions = join(root, 'sessions')
+export async function* discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
+  const sessions = join(store.root(ctx), 'sessions')
   for (const group of await dirEntries(sessions)) {
     for (const name of await dirEntries(join(sessions, group))) {
       const info = await sessionInfo(ctx, join(sessions, group, name))
@@ -180,9 +179,9 @@ export async function* discoverSessions(ctx: StoreContext, root: string, opts: D
 }
 
 /** A path to a session dir or to one of its files, or a native id / unique prefix. */
-export async function resolveSession(ctx: StoreContext, root: string, ref: string): Promise<SessionInfo | null> {
+export async function resolve(ctx: StoreContext, ref: string): Promise<SessionInfo | null> {
   if (ref.includes('/') || ref.startsWith('.')) {
-    let p = resolve(ref)
+    let p = resolvePath(ref)
     try {
       const st = await lstat(p)
       if (st.isFile()) p = dirname(p)
@@ -193,7 +192,7 @@ export async function resolveSession(ctx: StoreContext, root: string, ref: strin
     return sessionInfo(ctx, p)
   }
   const matches: SessionInfo[] = []
-  for await (const info of discoverSessions(ctx, root, { all: true })) {
+  for await (const info of discover(ctx, { all: true })) {
     if (info.id === ref) return info
     if (info.id.startsWith(ref)) matches.push(info)
   }

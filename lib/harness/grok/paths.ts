@@ -1,5 +1,5 @@
 /**
- * Where Grok keeps a session, and the only ways ferry builds such paths.
+ * Where Grok keeps its sessions (the store root), and the only ways ferry builds such paths.
  *
  * The group directory name is Grok's `encode_cwd_dirname`
  * (xai-grok-config/src/paths.rs): the cwd percent-encoded per byte with only
@@ -12,6 +12,14 @@ import { basename, dirname, join, resolve, sep } from 'node:path'
 import { blake3 } from '@noble/hashes/blake3.js'
 import { v5 as uuidV5 } from 'uuid'
 import { UnsafePathError } from '../../errors.js'
+import type { StoreSpec } from '../types.js'
+
+/** `--grok-home`, else `$GROK_HOME` when set and non-empty (as Grok does, xai-grok-home/src/lib.rs), else `~/.grok`. */
+export const store: StoreSpec = {
+  envVars: ['GROK_HOME'],
+  flag: { name: 'grok-home', describe: 'Grok home (default $GROK_HOME, else ~/.grok)' },
+  root: (ctx) => ctx.roots.grok ?? (ctx.env.GROK_HOME || resolve(ctx.home, '.grok')),
+}
 
 const MAX_DIRNAME_BYTES = 255
 const UNRESERVED = /[A-Za-z0-9\-._~]/

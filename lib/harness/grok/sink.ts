@@ -24,8 +24,9 @@ import { AtomicDir, exists, writeWholeFile } from '../../io/atomic.js'
 import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { WriteOptions, WrittenSession } from '../types.js'
-import { encodeCwdDirname, insideSession, sessionDirPath, uuidFor } from './paths.js'
+import type { WrittenSession } from '../types.js'
+import type { WriteOpts } from './flags.js'
+import { encodeCwdDirname, insideSession, sessionDirPath, store, uuidFor } from './paths.js'
 import { extForMime, imageFilesBlock, wrapQuery } from './text.js'
 
 /** Grok 1.0.6's built-in default model (xai-grok-models/default_models.json), used when the source model is not a Grok one. */
@@ -88,11 +89,12 @@ class Spool {
  * A session that exists (without force) or whose path would be unsafe makes
  * openSession throw; SessionSink applies the one sink policy to it.
  */
-export function grokSink(ctx: StoreContext, opts: WriteOptions, root: string): SessionSink {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
+  const root = store.root(ctx)
   return new SessionSink(ctx, 'grok', (header) => openSession(ctx, opts, root, header))
 }
 
-async function openSession(ctx: StoreContext, opts: WriteOptions, rootIn: string, header: SessionRec): Promise<SessionWriter> {
+async function openSession(ctx: StoreContext, opts: WriteOpts, rootIn: string, header: SessionRec): Promise<SessionWriter> {
   const root = resolve(opts.out ?? rootIn)
   const source = sourceHarness(header)
   const same = source === 'grok'

@@ -19,11 +19,13 @@ import type { StoreContext } from '../../context.js'
 import { Diagnostics } from '../../diagnostics.js'
 import { LineReporter, parseJsonLine, readHead, readLines, type LineContext } from '../../io/line-file.js'
 import {
+  isObj,
   recordId,
   sessionKey,
   sessionRecord,
   type Block,
   type FerryRecord,
+  type JsonObject,
   type MessageRec,
   type NativePass,
   type NativeRec,
@@ -32,8 +34,8 @@ import {
   type StopReason,
 } from '../../model.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
+import type { ReadOpts } from './flags.js'
 import { isoTime, readSummary, titleOf } from './discover.js'
-import { isObj } from './json.js'
 import { isSafeComponent } from './paths.js'
 import { isUserInfo, parseDataUrl, stripUserText, workspacePath } from './text.js'
 import { buildUpdatesIndex, lineTimestamp, loadImages, unwrap, type PromptInfo, type UpdatesIndex } from './updates-index.js'
@@ -131,7 +133,7 @@ async function sidecars(dir: string, sub = '', depth = 0): Promise<string[]> {
   return out
 }
 
-export function readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOptions = {}): Readable {
+export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
   return readableOf(records(ctx, info, opts))
 }
 
@@ -284,7 +286,7 @@ async function* fromChatHistory(
     const { no, buf } = line
     if (buf.toString('latin1').trim() === '') continue
     const v = parseJsonLine(buf)
-    if (!isObj(v)) {
+    if (v instanceof Error || !isObj(v)) {
       counts.skipped_lines++
       reporter.bad(line, `unparsable chat_history line: ${v instanceof Error ? v.message : 'not an object'}`)
       // Skipped for the conversation, but a native round trip still puts the bytes back (Grok keeps them too).
@@ -400,7 +402,7 @@ async function* fromChatHistory(
 }
 
 /** chat_format_version 0 lines are OpenAI chat messages (`role`); Grok tries both shapes per line. */
-function normalizeItem(v: Record<string, any>, legacyFirst: boolean): Record<string, any> {
+function normalizeItem(v: JsonObject, legacyFirst: boolean): JsonObject {
   if (typeof v.type === 'string' && !(legacyFirst && typeof v.role === 'string')) return v
   switch (v.role) {
     case 'system':

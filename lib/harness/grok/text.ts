@@ -17,11 +17,6 @@ export function stripUserText(text: string): string {
   return text.replace(ENVELOPES, '').trim()
 }
 
-/** True when the text carried a 0.2.x vision description instead of the image itself. */
-export function hasImageDescription(text: string): boolean {
-  return text.includes('<image_description>') || /<image>[\s\S]*<\/image>/.test(text)
-}
-
 export function isUserInfo(text: string): boolean {
   return text.trimStart().startsWith('<user_info>')
 }

@@ -15,7 +15,7 @@
 import { open } from 'node:fs/promises'
 import type { StoreContext } from '../../context.js'
 import { LineReporter, parseJsonLine, readLines } from '../../io/line-file.js'
-import { isObj } from './json.js'
+import { isObj, type JsonObject } from '../../model.js'
 
 export interface ImageRef {
   offset?: number
@@ -55,7 +55,7 @@ export interface UpdatesIndex {
 }
 
 /** `_meta.agentTimestampMs`, else the envelope's epoch seconds. */
-export function lineTimestamp(env: Record<string, any>, params: Record<string, any> | undefined): number | null {
+export function lineTimestamp(env: JsonObject, params: JsonObject | undefined): number | null {
   const ms = params?._meta?.agentTimestampMs
   if (typeof ms === 'number' && Number.isFinite(ms) && ms > 0) return ms
   const s = env.timestamp
@@ -64,7 +64,7 @@ export function lineTimestamp(env: Record<string, any>, params: Record<string, a
 }
 
 /** The envelope's notification params and its update (legacy lines are a bare notification). */
-export function unwrap(env: Record<string, any>): { params?: Record<string, any>; update?: Record<string, any>; xai: boolean } {
+export function unwrap(env: JsonObject): { params?: JsonObject; update?: JsonObject; xai: boolean } {
   const params = typeof env.method === 'string' ? env.params : env
   if (!isObj(params)) return { xai: false }
   const update = isObj(params.update) ? params.update : undefined
@@ -88,7 +88,7 @@ export async function buildUpdatesIndex(ctx: StoreContext, path: string): Promis
     idx.lines = no + 1
     if (buf.length === 0 || buf.toString('latin1').trim() === '') continue
     const env = parseJsonLine(buf)
-    if (!isObj(env)) {
+    if (env instanceof Error || !isObj(env)) {
       reporter.bad(line, `unparsable updates line: ${env instanceof Error ? env.message : 'not an object'}`)
       continue
     }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { CHAIN_TYPES, ChainIndex } from '../../../lib/harness/claude-code/chain.js'
-import { scanTop } from '../../../lib/harness/claude-code/scan.js'
+import { scanTop } from '../../../lib/io/json-bytes.js'
 
 const L = (o: unknown) => Buffer.from(JSON.stringify(o))
 const e = (uuid: string, parentUuid: string | null, extra: object = {}) => L({ parentUuid, type: 'user', message: { role: 'user', content: `{"uuid":"fake-${uuid}"}` }, uuid, ...extra })
