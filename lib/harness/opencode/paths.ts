@@ -7,12 +7,22 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { xdgDir, type StoreContext } from '../../context.js'
+import type { StoreSpec } from '../types.js'
 
 /** The data dir: `--opencode-dir`, else `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`. */
 export function dataDir(ctx: StoreContext): string {
   const flag = ctx.roots.opencode
   if (flag) return isDbFile(flag) ? resolve(flag, '..') : flag
   return resolve(xdgDir(ctx, 'data'), 'opencode')
+}
+
+export const store: StoreSpec = {
+  envVars: ['OPENCODE_DB'],
+  flag: {
+    name: 'opencode-dir',
+    describe: 'OpenCode data dir, or its .db file (default $OPENCODE_DB, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode)',
+  },
+  root: dataDir,
 }
 
 /** The root flag may name the database itself (`--opencode-dir ~/x/opencode-dev.db`). */

@@ -14,9 +14,19 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { StoreContext } from '../../context.js'
+import type { StoreSpec } from '../types.js'
 
 // ZCODE_STORAGE_DIR moves the artifact store only (lib/harness/zcode/artifacts.ts).
 export const ENV_VARS = ['ZCODE_DATA_BASE_DIR', 'ZCODE_DESKTOP_HOME_DIR', 'ZCODE_SESSION_DB_PATH', 'ZCODE_SESSION_DB', 'ZCODE_STORAGE_DIR'] as const
+
+export const store: StoreSpec = {
+  envVars: ENV_VARS,
+  flag: {
+    name: 'zcode-home',
+    describe: 'ZCode user root (default $ZCODE_DATA_BASE_DIR/.zcode, else $ZCODE_DESKTOP_HOME_DIR/.zcode, else ~/.zcode), or its db.sqlite file',
+  },
+  root: userRoot,
+}
 
 function env(ctx: StoreContext, name: string): string | undefined {
   const v = ctx.env[name]?.trim()
