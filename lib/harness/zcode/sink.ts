@@ -44,7 +44,7 @@ export const BUSY_TIMEOUT_MS = 5000
 export const COMPACTED_NOTE = '[ferry] The conversation was compacted here and the source kept no summary of it; the turns before this point are kept above.'
 /** The agent (and mode) written messages name. */
 const AGENT = 'build'
-/** GLM models are Z.ai's, ZCode's own provider. */
+/** What ZCode's provider guess knows beyond the common ones: GLM models are `zai`'s. */
 const PROVIDERS = [[/^glm/, 'zai']] as const
 
 /** The sink's options: the write flags', and how long to wait for a busy database (tests shorten it). */

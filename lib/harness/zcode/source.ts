@@ -180,7 +180,7 @@ class ZCodeMessage extends PartsBuilder<Row | null> {
    * A part with no conversational content: its own native record. Inside a run
    * of blocks it waits until the run is emitted, so it never splits a message.
    */
-  private kept(pid: string, prow: Row | null, type: string, ts: string | null): void {
+  private nativePart(pid: string, prow: Row | null, type: string, ts: string | null): void {
     const rec = this.nativeRecord(pid, type, ts)
     if (this.blocks.length) {
       this.deferred.push({ rec, row: prow ? { key: `part:${pid}`, row: prow } : null })
@@ -192,17 +192,17 @@ class ZCodeMessage extends PartsBuilder<Row | null> {
 
   /** A tool part a later one with the same `callID` replaces (ZCode resumes only the last): kept, in place, as native. */
   superseded(pid: string, prow: Row | null, p: JsonObject): void {
-    this.kept(pid, prow, 'tool-superseded', iso(p.state?.time?.start) ?? this.ts)
+    this.nativePart(pid, prow, 'tool-superseded', iso(p.state?.time?.start) ?? this.ts)
   }
 
   protected text(pid: string, prow: Row | null, p: JsonObject): void {
-    if (typeof p.text !== 'string' || p.ignored === true) return this.kept(pid, prow, 'text-ignored', this.ts)
+    if (typeof p.text !== 'string' || p.ignored === true) return this.nativePart(pid, prow, 'text-ignored', this.ts)
     if (p.synthetic === true) return this.add(pid, prow, { type: 'text', text: p.text }, true, 'reminder')
     this.add(pid, prow, { type: 'text', text: p.text })
   }
 
   protected reasoning(pid: string, prow: Row | null, p: JsonObject): void {
-    if (typeof p.text !== 'string') return this.kept(pid, prow, 'reasoning', this.ts)
+    if (typeof p.text !== 'string') return this.nativePart(pid, prow, 'reasoning', this.ts)
     this.add(pid, prow, thinking(p))
   }
 
@@ -215,7 +215,7 @@ class ZCodeMessage extends PartsBuilder<Row | null> {
   protected other(pid: string, prow: Row | null, type: string, p: JsonObject): void {
     // step-start/-finish, retry, agent, subtask, timeline, snapshot, patch and part
     // types this reader does not know: no conversational content, kept in place.
-    this.kept(pid, prow, type, iso(p.time?.start ?? p.time?.created) ?? this.ts)
+    this.nativePart(pid, prow, type, iso(p.time?.start ?? p.time?.created) ?? this.ts)
   }
 
   protected stop(last: MessageRec, finish: string | undefined, err: JsonObject | undefined): void {
@@ -306,10 +306,9 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   const reading: Reading = { harness: 'zcode', sid, nativeFormat, counts }
   // What ZCode's resume does with an artifact reference: reads it from the artifact store.
   const root = opts.inlineArtifacts === false ? null : artifactsRoot(ctx)
-  // Other URLs stay references.
   const art: Inliner | undefined = root
     ? (url, mime, where) => {
-        if (!isArtifactUri(url)) return null
+        if (!isArtifactUri(url)) return null // other URLs stay references
         const got = readArtifact(root, url, mime)
         if ('data' in got) return got
         ctx.diagnostics.warn('side-file', `artifact ${url} kept as a reference: ${got.reason}`, { file: dbPath, row: where }, 'zcode')
