@@ -5,29 +5,8 @@
  */
 import type { StoreContext } from '../../context.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
-import { listSessions, resolveSession, type Layout } from '../family/opencode-rows.js'
-import { databases } from './paths.js'
-
-/** Untitled sessions carry `New session - <time>`: not a title. */
-function realTitle(title: unknown): string | undefined {
-  if (typeof title !== 'string' || title === '' || /^(New session|Child session) - /.test(title)) return undefined
-  return title
-}
-
-/** OpenCode's database as the family's code reads it. */
-export const layout: Layout = {
-  harness: 'opencode',
-  sessionPrefix: 'ses',
-  sessionColumns: ['id', 'parent_id', 'directory', 'title', 'version', 'model', 'time_created', 'time_updated', 'time_archived'],
-  busyTimeout: 5000,
-  databases,
-  title(row) {
-    const title = realTitle(row.title)
-    return title ? { title, source: 'ai' } : undefined
-  },
-  listsChildren: false,
-  listOrder: { column: 'time_created', id: 'ASC' },
-}
+import { listSessions, resolveSession } from '../family/opencode-rows.js'
+import { layout } from './paths.js'
 
 export function discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncIterable<SessionInfo> {
   return listSessions(ctx, layout, opts)

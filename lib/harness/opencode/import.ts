@@ -14,8 +14,7 @@ import type { StoreContext } from '../../context.js'
 import { shellQuote } from '../../vocabulary/shell.js'
 import type { WrittenSession } from '../types.js'
 import { sessionExists } from '../family/opencode-rows.js'
-import { layout } from './discover.js'
-import { dataDir, primaryDb } from './paths.js'
+import { dataDir, layout, primaryDb } from './paths.js'
 
 /**
  * The `opencode` executable on the run's PATH (the context's, which `--home`

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
 import type { SessionInfo } from '../types.js'
 import { readSession } from '../family/opencode-read.js'
-import { layout } from './discover.js'
+import { layout } from './paths.js'
 import type { ReadOpts } from './flags.js'
 
 export function read(ctx: StoreContext, session: SessionInfo, opts: ReadOpts = {}): Readable {

@@ -6,33 +6,8 @@
 import { resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
-import { listSessions, onlySession, resolveSession, type Layout } from '../family/opencode-rows.js'
-import { databases, isDbFile } from './paths.js'
-
-/** ZCode's `title_source` in ferry's words (`default` is ZCode's placeholder title). */
-export function titleSource(ts: string | null | undefined): string {
-  switch (ts) {
-    case 'generated':
-      return 'ai'
-    case 'custom':
-      return 'custom'
-    case 'default':
-      return 'default'
-    default:
-      return 'first_prompt'
-  }
-}
-
-/** ZCode's database as the family's code reads it. */
-export const layout: Layout = {
-  harness: 'zcode',
-  sessionPrefix: 'sess',
-  sessionColumns: ['id', 'parent_id', 'directory', 'path', 'title', 'title_source', 'version', 'time_created', 'time_updated', 'time_archived', 'task_type'],
-  databases,
-  title: (row) => (row.title ? { title: row.title, source: titleSource(row.title_source) } : undefined),
-  listsChildren: true,
-  listOrder: { column: 'time_updated', id: 'DESC' },
-}
+import { listSessions, onlySession, resolveSession } from '../family/opencode-rows.js'
+import { isDbFile, layout } from './paths.js'
 
 export function discover(ctx: StoreContext, opts: DiscoverOptions = {}): AsyncIterable<SessionInfo> {
   return listSessions(ctx, layout, opts)

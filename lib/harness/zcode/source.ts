@@ -24,9 +24,9 @@ import type { SessionInfo } from '../types.js'
 import { PartsBuilder, stopReason, thinking, type Counts, type Inliner, type Reading, type ResultReading } from '../family/opencode-parts.js'
 import { childIds, endRecord, iso, parentLink, readRows, sessionHeader, type Row, type SessionRow } from '../family/opencode-rows.js'
 import { borrow } from './handles.js'
-import { layout } from './discover.js'
 import { knownMigration } from './schema.js'
 import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
+import { layout } from './paths.js'
 import type { ReadOpts } from './flags.js'
 
 /** What ZCode shows the model for a tool call that never finished (its hydrator's text). */
