@@ -13,8 +13,8 @@ import { FerryError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import { shellQuote } from '../../vocabulary/shell.js'
 import type { WrittenSession } from '../types.js'
-import { sessionExists } from './db.js'
-import { dataDir, primaryDb } from './paths.js'
+import { sessionExists } from '../family/opencode-rows.js'
+import { dataDir, layout, primaryDb } from './paths.js'
 
 /**
  * The `opencode` executable on the run's PATH (the context's, which `--home`
@@ -91,7 +91,7 @@ export async function handOver(ctx: StoreContext, written: WrittenSession, h: Ha
   const fail = (message: string) => new FerryError(message, { code: 'import-failed', position: { file: doc }, source: 'opencode' })
   if (h.force) {
     const db = primaryDb(ctx)
-    if (db && sessionExists(db, h.ses)) {
+    if (db && sessionExists(layout, db, h.ses, true)) {
       // Import never replaces an existing session (upsert of the header, insert-or-ignore of rows).
       const del = await runOpencode(bin, ['session', 'delete', h.ses], h.cwd, ctx.env)
       if (del.code !== 0) throw fail(`opencode session delete ${h.ses} failed (exit ${del.code}): ${outputTail(del)}`)

@@ -4,35 +4,26 @@
  * docs/formats/opencode.md.
  */
 import { defineHarness } from '../types.js'
-import { dataDir } from './paths.js'
-import { discover, resolveSession } from './discover.js'
-import { readSession } from './source.js'
-import { openCodeSink } from './sink.js'
+import { store } from './paths.js'
+import { readFlags, writeFlags } from './flags.js'
+import { discover, resolve } from './discover.js'
+import { read } from './source.js'
+import { sink } from './sink.js'
 import { tools } from './tools.js'
 
 export const opencode = defineHarness({
   id: 'opencode',
   name: 'OpenCode',
   kind: 'store',
-  store: {
-    envVars: ['OPENCODE_DB'],
-    flag: {
-      name: 'opencode-dir',
-      describe: 'OpenCode data dir, or its .db file (default $OPENCODE_DB, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode)',
-    },
-    root: (ctx) => dataDir(ctx),
-  },
+  store,
   resumeHint: 'opencode --session <id>',
   // `--out FILE` is one `opencode export` document.
   oneSessionPerFile: true,
-  writeFlags: {
-    provider: { type: 'string', describe: 'providerID for written messages (default: guessed from the model name)' },
-    model: { type: 'string', describe: 'modelID for written messages (default: the source model)' },
-    import: { type: 'boolean', default: true, describe: 'run `opencode import` after writing into the store (when opencode is on PATH)' },
-  },
+  readFlags,
+  writeFlags,
   discover,
-  resolve: resolveSession,
-  read: readSession,
-  sink: openCodeSink,
+  resolve,
+  read,
+  sink,
   tools,
 })

@@ -2,17 +2,29 @@
  * Where OpenCode keeps its database. OpenCode resolves `OPENCODE_DB` first
  * (absolute or `:memory:` as is, relative joined to the data dir), else
  * `<data>/opencode.db`; builds on a non-release channel use
- * `opencode-<channel>.db` in the same dir, so those are listed too.
+ * `opencode-<channel>.db` in the same dir, so those are listed too. `layout`
+ * is that database as the family's code (`../family/`) reads it.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { xdgDir, type StoreContext } from '../../context.js'
+import type { StoreSpec } from '../types.js'
+import type { Layout } from '../family/opencode-rows.js'
 
 /** The data dir: `--opencode-dir`, else `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`. */
 export function dataDir(ctx: StoreContext): string {
   const flag = ctx.roots.opencode
   if (flag) return isDbFile(flag) ? resolve(flag, '..') : flag
   return resolve(xdgDir(ctx, 'data'), 'opencode')
+}
+
+export const store: StoreSpec = {
+  envVars: ['OPENCODE_DB'],
+  flag: {
+    name: 'opencode-dir',
+    describe: 'OpenCode data dir, or its .db file (default $OPENCODE_DB, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode)',
+  },
+  root: dataDir,
 }
 
 /** The root flag may name the database itself (`--opencode-dir ~/x/opencode-dev.db`). */
@@ -58,4 +70,25 @@ export function databases(ctx: StoreContext): string[] {
   }
   for (const n of names.sort()) if (CHANNEL_DB.test(n)) out.push(join(dataDir(ctx), n))
   return out
+}
+
+/** Untitled sessions carry `New session - <time>`: not a title. */
+function realTitle(title: unknown): string | undefined {
+  if (typeof title !== 'string' || title === '' || /^(New session|Child session) - /.test(title)) return undefined
+  return title
+}
+
+/** OpenCode's database as the family's code reads it. */
+export const layout: Layout = {
+  harness: 'opencode',
+  sessionPrefix: 'ses',
+  sessionColumns: ['id', 'parent_id', 'directory', 'title', 'version', 'model', 'time_created', 'time_updated', 'time_archived'],
+  busyTimeout: 5000,
+  databases,
+  title(row) {
+    const title = realTitle(row.title)
+    return title ? { title, source: 'ai' } : undefined
+  },
+  listsChildren: false,
+  listOrder: { column: 'time_created', id: 'ASC' },
 }

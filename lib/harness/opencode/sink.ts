@@ -19,70 +19,26 @@
 import { chmod } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Writable } from 'node:stream'
-import {
-  resultText,
-  sourceHarness,
-  type Block,
-  type BoundaryRec,
-  type EndRec,
-  type FerryRecord,
-  type MessageRec,
-  type SessionRec,
-  type StopReason,
-  type ToolResultBlock,
-} from '../../model.js'
+import { type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type SessionRec } from '../../model.js'
 import { AtomicFile } from '../../io/atomic.js'
 import { ExistsError, FerryError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
-import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { WriteOptions, WrittenSession } from '../types.js'
+import type { WrittenSession } from '../types.js'
+import { sessionExists } from '../family/opencode-rows.js'
+import { targetModel } from '../family/opencode-flags.js'
+import { finishOf, msOf, noTokens, StepWriter, type StepMessage, type Writing } from '../family/opencode-steps.js'
 import { IdMinter, sessionId } from './ids.js'
 import { messageProblems, sessionInfoProblems, type ExportMessage } from './document.js'
-import { dataDir, primaryDb } from './paths.js'
-import { sessionExists } from './db.js'
+import { dataDir, layout, primaryDb } from './paths.js'
+import type { WriteOpts } from './flags.js'
 import { handOver } from './import.js'
-
-type Json = Record<string, any>
 
 /** The OpenCode version written into documents (the one ferry was verified against). */
 export const TARGET_VERSION = '1.18.33'
 
-function ms(ts: string | null | undefined): number | null {
-  if (!ts) return null
-  const t = Date.parse(ts)
-  return Number.isNaN(t) ? null : t
-}
-
-/** The sink's options: the common ones and the keys of the harness's `writeFlags` (index.ts). */
-export type OpenCodeWriteOptions = WriteOptions & { provider?: string; model?: string; import?: boolean }
-
-/** Best guess of the provider from a model name, for sessions from other harnesses. */
-export function guessProvider(model: string | undefined): string {
-  const m = (model ?? '').toLowerCase()
-  if (/claude|opus|sonnet|haiku/.test(m)) return 'anthropic'
-  if (/^(gpt|o\d|codex|chatgpt)/.test(m)) return 'openai'
-  if (m.startsWith('grok')) return 'xai'
-  if (m.startsWith('gemini')) return 'google'
-  return 'unknown'
-}
-
-function finishOf(stop: StopReason | undefined, endsInTool: boolean): string {
-  if (endsInTool) return 'tool-calls'
-  switch (stop) {
-    case 'max_tokens':
-      return 'length'
-    case 'tool_use':
-      return 'tool-calls'
-    case 'error':
-      return 'error'
-    case 'refusal':
-      return 'content-filter'
-    default:
-      // end_turn, stop_sequence, aborted, other: OpenCode has only "stop" for these.
-      return 'stop'
-  }
-}
+/** The agent (and mode) written messages name when the source names none. */
+const AGENT = 'build'
 
 /** What a compaction without a readable summary leaves in the target: words, never nothing. */
 const NO_SUMMARY = '[ferry] The conversation was compacted here; the source kept no readable summary. The turns before this point are kept above.'
@@ -96,28 +52,6 @@ export function slugOf(title: string | undefined): string {
   return words.slice(0, 4).join('-') || 'ferry-import'
 }
 
-function fileUrl(b: { mime: string; data?: string; ref?: { path?: string; url?: string } }): string | null {
-  if (b.data !== undefined) return `data:${b.mime};base64,${b.data}`
-  if (b.ref?.url) return b.ref.url
-  if (b.ref?.path) return `file://${encodeURI(b.ref.path)}`
-  return null
-}
-
-/** A tool input OpenCode can store: always an object. */
-function objectInput(v: unknown): Json {
-  if (v && typeof v === 'object' && !Array.isArray(v)) return v as Json
-  return v === undefined ? {} : { input: v }
-}
-
-interface OpenMessage {
-  info: Json
-  parts: Json[]
-  /** Tool parts by call id, waiting for results. */
-  tools: Map<string, Json>
-  sawResults: boolean
-  stop?: StopReason
-}
-
 interface SinkState {
   /** Source sid → minted OpenCode session id, so children can name their parent. */
   minted: Map<string, string>
@@ -126,39 +60,28 @@ interface SinkState {
   outFileUsed: boolean
 }
 
-class DocumentWriter implements SessionWriter {
-  private readonly minter: IdMinter
-  private open: OpenMessage | null = null
-  private lastUser: string | null = null
-  private lastTime: number
+class DocumentWriter extends StepWriter implements SessionWriter {
   private wrote = 0
-  private readonly sourceHarness: string
-  private readonly same: boolean
   private readonly cwd: string
-  private readonly provider: string
-  private readonly model: string
-  private firstUserText: string | undefined
+  private parentSes: string | undefined
+  /** A compaction boundary was written; its summary message comes next. */
+  private compaction: { summary: string } | null = null
+  private lastSummary: string | null = null
 
   private constructor(
-    private readonly ctx: StoreContext,
-    private readonly opts: OpenCodeWriteOptions,
-    private readonly header: SessionRec,
+    w: Writing,
+    private readonly opts: WriteOpts,
     private readonly ses: string,
     private readonly file: AtomicFile,
     private readonly store: boolean,
-    private readonly created: number,
   ) {
-    this.minter = new IdMinter(`${ses}:${header.sid}`)
-    this.lastTime = created
-    this.sourceHarness = sourceHarness(header)
-    this.same = this.sourceHarness === 'opencode'
-    this.cwd = header.cwd && header.cwd.startsWith('/') ? header.cwd : '/'
-    this.model = opts.model ?? header.model ?? 'unknown'
-    this.provider = opts.provider ?? header.provider ?? guessProvider(this.model)
+    super(w)
+    const cwd = w.header.cwd
+    this.cwd = cwd && cwd.startsWith('/') ? cwd : '/'
   }
 
-  static async open(ctx: StoreContext, opts: OpenCodeWriteOptions, header: SessionRec, state: SinkState): Promise<DocumentWriter> {
-    const created = ms(header.created_at) ?? Date.now()
+  static async open(ctx: StoreContext, opts: WriteOpts, header: SessionRec, state: SinkState): Promise<DocumentWriter> {
+    const created = msOf(header.created_at) ?? Date.now()
     const parentSes = header.parent ? state.minted.get(header.parent.sid) : undefined
     const parentCreated = header.parent ? state.created.get(header.parent.sid) : undefined
     // A child's id is predictable from its parent's, so the parent's `task` part can already name it.
@@ -178,32 +101,22 @@ class DocumentWriter implements SessionWriter {
       store = true
       path = join(dataDir(ctx), 'ferry-import', `${ses}.json`)
       const db = primaryDb(ctx)
-      if (!opts.force && db && sessionExists(db, ses)) throw new ExistsError(db, { file: db, row: `session:${ses}` })
+      if (!opts.force && db && sessionExists(layout, db, ses, true)) throw new ExistsError(db, { file: db, row: `session:${ses}` })
     }
     const file = await AtomicFile.create(path, { force: opts.force === true, ...(store ? { root: dataDir(ctx) } : {}) })
     await file.write('{"messages":[')
-    const w = new DocumentWriter(ctx, opts, header, ses, file, store, created)
-    w.parentSes = header.parent ? state.minted.get(header.parent.sid) : undefined
-    return w
-  }
-
-  private parentSes: string | undefined
-  /** A compaction boundary was written; its summary message comes next. */
-  private compaction: { summary: string } | null = null
-  private lastSummary: string | null = null
-
-  private time(ts: string | null | undefined): number {
-    const t = ms(ts)
-    if (t !== null && t > this.lastTime) this.lastTime = t
-    return this.lastTime
+    const w: Writing = { ctx, harness: layout.harness, agent: AGENT, header, minter: new IdMinter(`${ses}:${header.sid}`), created, ...targetModel(opts, header) }
+    const writer = new DocumentWriter(w, opts, ses, file, store)
+    writer.parentSes = header.parent ? state.minted.get(header.parent.sid) : undefined
+    return writer
   }
 
   /** Message info kept from an OpenCode source row (tokens, cost, agent…), ids replaced. */
-  private nativeInfo(rec: MessageRec): Json {
+  private nativeInfo(rec: MessageRec): JsonObject {
     const n = rec.native
-    if (!this.same || !n?.raw || n.table !== 'message' || !n.format.startsWith('opencode/')) return {}
+    if (!this.same || !n?.raw || n.table !== 'message' || !n.format.startsWith(`${layout.harness}/`)) return {}
     try {
-      const o = JSON.parse(n.raw) as Json
+      const o = JSON.parse(n.raw) as JsonObject
       delete o.id
       delete o.sessionID
       delete o.parentID
@@ -215,33 +128,18 @@ class DocumentWriter implements SessionWriter {
     }
   }
 
-  private async startUser(rec: MessageRec | null, t: number): Promise<OpenMessage> {
-    await this.flush()
-    const info: Json = {
-      ...(rec ? this.nativeInfo(rec) : {}),
-      id: this.minter.message(t),
-      sessionID: this.ses,
-      role: 'user',
-      time: { created: t },
-    }
-    info.agent ??= 'build'
+  protected userInfo(id: string, rec: MessageRec | null, t: number): JsonObject {
+    const info: JsonObject = { ...(rec ? this.nativeInfo(rec) : {}), id, sessionID: this.ses, role: 'user', time: { created: t } }
+    info.agent ??= this.agent
     if (!info.model?.providerID || !info.model?.modelID) info.model = { providerID: this.provider, modelID: this.model }
-    this.open = { info, parts: [], tools: new Map(), sawResults: false }
-    this.lastUser = info.id
-    return this.open
+    return info
   }
 
-  private async startAssistant(rec: MessageRec, t: number): Promise<OpenMessage> {
-    if (!this.lastUser) {
-      // OpenCode needs a user message to answer; a stream may start mid-conversation.
-      const u = await this.startUser(null, t)
-      u.parts.push({ type: 'text', text: '(conversation continued from an earlier session)', synthetic: true })
-    }
-    await this.flush()
+  protected assistantInfo(id: string, rec: MessageRec, t: number): JsonObject {
     const base = this.nativeInfo(rec)
-    const info: Json = {
+    const info: JsonObject = {
       ...base,
-      id: this.minter.message(t),
+      id,
       sessionID: this.ses,
       role: 'assistant',
       time: { created: t, completed: t },
@@ -250,71 +148,42 @@ class DocumentWriter implements SessionWriter {
       providerID: this.opts.provider ?? (typeof base.providerID === 'string' ? base.providerID : this.provider),
       path: { cwd: this.cwd, root: this.cwd },
     }
-    info.mode ??= 'build'
-    info.agent ??= 'build'
+    info.mode ??= this.agent
+    info.agent ??= this.agent
     if (typeof info.cost !== 'number') info.cost = 0
-    if (!info.tokens || typeof info.tokens !== 'object') info.tokens = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }
-    this.open = { info, parts: [], tools: new Map(), sawResults: false }
-    return this.open
+    if (!info.tokens || typeof info.tokens !== 'object') info.tokens = noTokens()
+    return info
   }
 
-  private applyUsage(m: OpenMessage, rec: MessageRec): void {
-    if (rec.usage && !this.nativeInfo(rec).tokens) {
-      const u = rec.usage
-      m.info.tokens = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, reasoning: u.reasoning_tokens ?? 0, cache: { read: u.cache_read_tokens ?? 0, write: u.cache_write_tokens ?? 0 } }
-      if (u.total_tokens !== undefined) m.info.tokens.total = u.total_tokens
-      if (typeof u.cost_usd === 'number') m.info.cost = u.cost_usd
-    }
-    if (rec.stop_reason) m.stop = rec.stop_reason
-    const err = rec.x?.['opencode.error']
+  protected assistantText(text: string, _t: number, rec: MessageRec): JsonObject {
+    return { type: 'text', text, ...(rec.context ? { synthetic: true } : {}) }
+  }
+
+  protected pendingTool(name: string, callId: string, input: JsonObject, t: number): JsonObject {
+    return { type: 'tool', tool: name, callID: callId, state: { status: 'pending', input, raw: JSON.stringify(input) }, _t: t }
+  }
+
+  protected errorState(input: unknown, text: string, _structured: JsonObject, time: { start: number; end: number }): JsonObject {
+    return { status: 'error', input, error: text, time }
+  }
+
+  protected override keepsTokens(rec: MessageRec): boolean {
+    return !!this.nativeInfo(rec).tokens
+  }
+
+  protected override applyUsage(m: StepMessage, rec: MessageRec): void {
+    super.applyUsage(m, rec)
+    const err = rec.x?.[`${layout.harness}.error`]
     if (this.same && err && typeof err === 'object') m.info.error = err
   }
 
-  private toolPart(b: Extract<Block, { type: 'tool_use' }>, t: number): Json {
-    const native = toNative('opencode', b, this.sourceHarness)
-    const input = objectInput(native.input)
-    return { type: 'tool', tool: native.name, callID: b.id, state: { status: 'pending', input, raw: JSON.stringify(input) }, time: t }
-  }
-
-  private fill(part: Json, r: ToolResultBlock, t: number): void {
-    const input = part.state.input
-    const start: number = part.time
-    delete part.time
-    const end = Math.max(start, t)
-    const text = resultText(r.content)
-    if (r.is_error) {
-      part.state = { status: 'error', input, error: text, time: { start, end } }
-      return
-    }
-    const structured = this.same && r.structured && typeof r.structured === 'object' ? (r.structured as Json) : {}
-    let output = text
-    if (this.same && part.tool === 'task' && typeof structured.metadata?.sessionId === 'string') {
-      // Re-point the sub-agent link at the child's new id (the child document follows).
-      const old: string = structured.metadata.sessionId
-      const child = childSessionId(this.created, this.ses, old)
-      structured.metadata = { ...structured.metadata, sessionId: child, parentSessionId: this.ses }
-      output = output.split(old).join(child)
-    }
-    const state: Json = {
-      status: 'completed',
-      input,
-      output,
-      title: typeof structured.title === 'string' ? structured.title : String(part.tool),
-      metadata: structured.metadata && typeof structured.metadata === 'object' ? structured.metadata : {},
-      time: { start, end },
-    }
-    if (Array.isArray(r.content)) {
-      const att = r.content.filter((c) => c.type === 'image').map((c) => ({ type: 'file', mime: c.mime, url: fileUrl(c) })).filter((a) => a.url)
-      if (att.length) state.attachments = att
-    }
-    part.state = state
-  }
-
-  private mediaPart(b: Block): Json | null {
-    if (b.type !== 'image' && b.type !== 'file') return null
-    const url = fileUrl(b)
-    if (!url) return null
-    return { type: 'file', mime: b.mime, url, ...(b.type === 'file' && b.name ? { filename: b.name } : {}) }
+  protected override output(part: JsonObject, text: string, structured: JsonObject): string {
+    if (!this.same || part.tool !== 'task' || typeof structured.metadata?.sessionId !== 'string') return text
+    // Re-point the sub-agent link at the child's new id (the child document follows).
+    const old: string = structured.metadata.sessionId
+    const child = childSessionId(this.w.created, this.ses, old)
+    structured.metadata = { ...structured.metadata, sessionId: child, parentSessionId: this.ses }
+    return text.split(old).join(child)
   }
 
   async write(rec: FerryRecord): Promise<void> {
@@ -369,74 +238,18 @@ class DocumentWriter implements SessionWriter {
     await this.flush()
   }
 
-  private async assistantRecord(rec: MessageRec, t: number): Promise<void> {
-    let m = this.open
-    if (!m || m.info.role !== 'assistant' || m.sawResults) m = await this.startAssistant(rec, t)
-    m.info.time.completed = Math.max(m.info.time.completed, t)
-    for (const b of rec.blocks) {
-      switch (b.type) {
-        case 'text':
-          m.parts.push({ type: 'text', text: b.text, ...(rec.context ? { synthetic: true } : {}) })
-          break
-        case 'thinking':
-          // Only the text: foreign signatures must not reach OpenCode's provider metadata.
-          if (b.text) m.parts.push({ type: 'reasoning', text: b.text, time: { start: t, end: t } })
-          break
-        case 'tool_use': {
-          const p = this.toolPart(b, t)
-          m.parts.push(p)
-          m.tools.set(b.id, p)
-          break
-        }
-        default: {
-          const f = this.mediaPart(b)
-          if (f) m.parts.push(f)
-        }
-      }
-    }
-    this.applyUsage(m, rec)
-  }
-
-  private async userRecord(rec: MessageRec, t: number, context: boolean): Promise<void> {
-    const results = rec.blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result')
-    for (const r of results) {
-      const part = this.open?.info.role === 'assistant' ? this.open.tools.get(r.tool_use_id) : undefined
-      if (!part) {
-        this.ctx.diagnostics.warn('orphan-result', `tool result ${r.tool_use_id} has no call in the open step; dropped`, { row: rec.id }, 'opencode')
-        continue
-      }
-      this.fill(part, r, t)
-      this.open!.tools.delete(r.tool_use_id)
-      this.open!.sawResults = true
-    }
-    if (context && !this.same && rec.context_kind !== 'summary') return
-    const parts: Json[] = []
-    for (const b of rec.blocks) {
-      if (b.type === 'text') {
-        parts.push({ type: 'text', text: b.text, ...(context ? { synthetic: true } : {}) })
-        if (!context && this.firstUserText === undefined) this.firstUserText = b.text
-      } else {
-        const f = this.mediaPart(b)
-        if (f) parts.push(f)
-      }
-    }
-    if (!parts.length) return
-    const m = await this.startUser(rec, t)
-    m.parts.push(...parts)
-  }
-
   /** Writes the open message: ids in part order, finish from how the step ended, checked first. */
-  private async flush(): Promise<void> {
+  protected async flush(): Promise<void> {
     const m = this.open
     this.open = null
     if (!m || !m.parts.length) return
     const created: number = m.info.time.created
     for (const p of m.parts) {
-      if (p.type === 'tool' && p.state.status === 'pending') delete p.time
+      if (p.type === 'tool' && p.state.status === 'pending') delete p._t
       p.id = this.minter.part(created)
       p.sessionID = this.ses
       p.messageID = m.info.id
-      for (const a of (p.type === 'tool' && Array.isArray(p.state.attachments) ? p.state.attachments : []) as Json[]) {
+      for (const a of (p.type === 'tool' && Array.isArray(p.state.attachments) ? p.state.attachments : []) as JsonObject[]) {
         a.id = this.minter.part(created)
         a.sessionID = this.ses
         a.messageID = m.info.id
@@ -460,13 +273,13 @@ class DocumentWriter implements SessionWriter {
     await this.flush()
     const h = this.header
     const title = end?.title ?? h.title ?? (this.firstUserText ? this.firstUserText.replace(/\s+/g, ' ').trim().slice(0, 80) : undefined) ?? 'Imported session'
-    const info: Json = {
+    const info: JsonObject = {
       id: this.ses,
       slug: slugOf(title),
       directory: this.cwd,
       title,
       version: this.same && h.source.agent_version ? h.source.agent_version : TARGET_VERSION,
-      time: { created: this.created, updated: Math.max(this.lastTime, ms(end?.updated_at ?? h.updated_at) ?? 0) },
+      time: { created: this.w.created, updated: Math.max(this.lastTime, msOf(end?.updated_at ?? h.updated_at) ?? 0) },
     }
     if (this.parentSes) info.parentID = this.parentSes
     const problems = sessionInfoProblems(info)
@@ -489,7 +302,7 @@ function childSessionId(parentCreated: number, parentSes: string, nativeChildId:
   return sessionId(parentCreated, `${parentSes}>${nativeChildId}`)
 }
 
-export function openCodeSink(ctx: StoreContext, opts: OpenCodeWriteOptions = {}): Writable {
+export function sink(ctx: StoreContext, opts: WriteOpts = {}): Writable {
   const state: SinkState = { minted: new Map(), created: new Map(), outFileUsed: false }
   return new SessionSink(ctx, 'opencode', (header) => DocumentWriter.open(ctx, opts, header, state))
 }

@@ -10,13 +10,26 @@
  *   relative path is taken against the current directory, as ZCode does);
  * - `--zcode-home FILE` names a database file directly (e.g. one written with
  *   `--out FILE`).
+ *
+ * `layout` is that database as the family's code (`../family/`) reads it.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { StoreContext } from '../../context.js'
+import type { StoreSpec } from '../types.js'
+import type { Layout } from '../family/opencode-rows.js'
 
 // ZCODE_STORAGE_DIR moves the artifact store only (lib/harness/zcode/artifacts.ts).
 export const ENV_VARS = ['ZCODE_DATA_BASE_DIR', 'ZCODE_DESKTOP_HOME_DIR', 'ZCODE_SESSION_DB_PATH', 'ZCODE_SESSION_DB', 'ZCODE_STORAGE_DIR'] as const
+
+export const store: StoreSpec = {
+  envVars: ENV_VARS,
+  flag: {
+    name: 'zcode-home',
+    describe: 'ZCode user root (default $ZCODE_DATA_BASE_DIR/.zcode, else $ZCODE_DESKTOP_HOME_DIR/.zcode, else ~/.zcode), or its db.sqlite file',
+  },
+  root: userRoot,
+}
 
 function env(ctx: StoreContext, name: string): string | undefined {
   const v = ctx.env[name]?.trim()
@@ -81,4 +94,29 @@ export function databases(ctx: StoreContext): string[] {
     if (legacy !== primary && existsSync(legacy)) out.push(legacy)
   }
   return out
+}
+
+/** ZCode's `title_source` in ferry's words (`default` is ZCode's placeholder title). */
+function titleSource(ts: string | null | undefined): string {
+  switch (ts) {
+    case 'generated':
+      return 'ai'
+    case 'custom':
+      return 'custom'
+    case 'default':
+      return 'default'
+    default:
+      return 'first_prompt'
+  }
+}
+
+/** ZCode's database as the family's code reads it. */
+export const layout: Layout = {
+  harness: 'zcode',
+  sessionPrefix: 'sess',
+  sessionColumns: ['id', 'parent_id', 'directory', 'path', 'title', 'title_source', 'version', 'time_created', 'time_updated', 'time_archived', 'task_type'],
+  databases,
+  title: (row) => (row.title ? { title: row.title, source: titleSource(row.title_source) } : undefined),
+  listsChildren: true,
+  listOrder: { column: 'time_updated', id: 'DESC' },
 }

@@ -21,60 +21,33 @@ import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { Writable } from 'node:stream'
 import Database from 'better-sqlite3'
-import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock } from '../../model.js'
+import { sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type SessionRec } from '../../model.js'
 import { ExistsError, FerryError, UsageError, errorMessage } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
-import { isBusy, openReadOnly } from '../../io/sqlite-readonly.js'
-import { toNative } from '../../vocabulary/index.js'
+import { isBusy } from '../../io/sqlite-readonly.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
-import type { WriteOptions, WrittenSession } from '../types.js'
+import type { WrittenSession } from '../types.js'
+import { insertRow, sessionExists, type Row } from '../family/opencode-rows.js'
+import { targetModel } from '../family/opencode-flags.js'
+import { finishOf, msOf, noTokens, StepWriter, type Writing } from '../family/opencode-steps.js'
 import { IdMinter, projectId, sessionId } from './ids.js'
-import { primaryDb } from './paths.js'
+import { layout, primaryDb } from './paths.js'
+import type { WriteOpts } from './flags.js'
 import { migrate } from './schema.js'
 import { INTERRUPTED } from './source.js'
-
-type Json = Record<string, any>
-type Row = Record<string, unknown>
 
 /** The ZCode CLI version written into converted sessions (the one the format notes were read against). */
 export const TARGET_VERSION = '0.16.9'
 export const BUSY_TIMEOUT_MS = 5000
 /** What a compaction with no summary leaves in the written history. */
 export const COMPACTED_NOTE = '[ferry] The conversation was compacted here and the source kept no summary of it; the turns before this point are kept above.'
+/** The agent (and mode) written messages name. */
+const AGENT = 'build'
+/** What ZCode's provider guess knows beyond the common ones: GLM models are `zai`'s. */
+const PROVIDERS = [[/^glm/, 'zai']] as const
 
-export type ZCodeWriteOptions = WriteOptions & { provider?: string; model?: string; busyTimeout?: number }
-
-function ms(ts: string | null | undefined): number | null {
-  if (!ts) return null
-  const t = Date.parse(ts)
-  return Number.isNaN(t) ? null : t
-}
-
-export function guessProvider(model: string | undefined): string {
-  const m = (model ?? '').toLowerCase()
-  if (/claude|opus|sonnet|haiku/.test(m)) return 'anthropic'
-  if (/^(gpt|o\d|codex|chatgpt)/.test(m)) return 'openai'
-  if (m.startsWith('grok')) return 'xai'
-  if (m.startsWith('gemini')) return 'google'
-  if (m.startsWith('glm')) return 'zai'
-  return 'unknown'
-}
-
-function finishOf(stop: StopReason | undefined, endsInTool: boolean): string {
-  if (endsInTool) return 'tool-calls'
-  switch (stop) {
-    case 'max_tokens':
-      return 'length'
-    case 'tool_use':
-      return 'tool-calls'
-    case 'error':
-      return 'error'
-    case 'refusal':
-      return 'content-filter'
-    default:
-      return 'stop'
-  }
-}
+/** The sink's options: the write flags', and how long to wait for a busy database (tests shorten it). */
+export type SinkOpts = WriteOpts & { busyTimeout?: number }
 
 /** ferry's title_source in ZCode's set. */
 function zTitleSource(ts: string | undefined): string {
@@ -95,18 +68,6 @@ function shortTitle(text: string): string {
   return t.length <= 60 ? t : `${t.slice(0, 57)}...`
 }
 
-function objectInput(v: unknown): Json {
-  if (v && typeof v === 'object' && !Array.isArray(v)) return v as Json
-  return v === undefined ? {} : { input: v }
-}
-
-function fileUrl(b: { mime: string; data?: string; ref?: { path?: string; url?: string } }): string | null {
-  if (b.data !== undefined) return `data:${b.mime};base64,${b.data}`
-  if (b.ref?.url) return b.ref.url
-  if (b.ref?.path) return `file://${encodeURI(b.ref.path)}`
-  return null
-}
-
 /** The rows of one session, in insertion order. */
 interface Rows {
   session: Row
@@ -122,70 +83,43 @@ interface SinkState {
   created: boolean
 }
 
-interface OpenMessage {
-  id: string
-  info: Json
-  parts: Json[]
-  tools: Map<string, Json>
-  sawResults: boolean
-  stop?: StopReason
-  created: number
-}
-
-class ZCodeWriter implements SessionWriter {
-  private readonly minter: IdMinter
+class ZCodeWriter extends StepWriter implements SessionWriter {
   private readonly rows: Rows['body'] = []
   private readonly entries: Row[] = []
   private replay: boolean
-  private open: OpenMessage | null = null
-  private lastUser: string | null = null
-  private lastTime: number
   private msgSeq = 0
-  private firstUserText: string | undefined
-  private readonly same: boolean
   private readonly cwd: string
-  private readonly model: string
-  private readonly provider: string
   private sessionRow: Row | null = null
   /** A compaction boundary not yet written: it becomes a visible note unless a summary message carries it. */
   private boundary: BoundaryRec | null = null
   /** Calls in user messages (a person's slash commands), whose results are not tool results in ZCode. */
   private readonly userCalls = new Set<string>()
+  protected override readonly filenameFirst = true
 
   constructor(
-    private readonly ctx: StoreContext,
-    private readonly opts: ZCodeWriteOptions,
-    private readonly header: SessionRec,
+    w: Writing,
+    private readonly opts: SinkOpts,
     private readonly state: SinkState,
     private readonly id: string,
-    private readonly created: number,
   ) {
-    this.minter = new IdMinter(`${id}:${header.sid}`)
-    this.lastTime = created
-    this.same = sourceHarness(header) === 'zcode'
+    super(w)
+    const header = w.header
     const n = header.native
     const nrow = n?.row as Row | undefined
     this.replay = this.same && !!n?.format.startsWith('zcode/') && n.table === 'session' && !!nrow && nrow.id === header.native_id && !opts.model && !opts.provider
     if (this.replay) this.sessionRow = { ...nrow }
-    this.cwd = header.cwd && isAbsolute(header.cwd) ? header.cwd : ctx.home
-    this.model = opts.model ?? header.model ?? 'unknown'
-    this.provider = opts.provider ?? header.provider ?? guessProvider(this.model)
+    this.cwd = header.cwd && isAbsolute(header.cwd) ? header.cwd : w.ctx.home
   }
 
-  static async open(ctx: StoreContext, opts: ZCodeWriteOptions, header: SessionRec, state: SinkState): Promise<ZCodeWriter> {
+  static async open(ctx: StoreContext, opts: SinkOpts, header: SessionRec, state: SinkState): Promise<ZCodeWriter> {
     if (header.cwd !== undefined && !isAbsolute(header.cwd)) throw new FerryError(`session directory ${JSON.stringify(header.cwd)} is not absolute; ZCode resumes in the session's directory`, { code: 'invalid-input', source: 'zcode' })
     const n = header.native
     const nrow = n?.row as Row | undefined
     const keep = sourceHarness(header) === 'zcode' && n?.table === 'session' && typeof nrow?.id === 'string' && nrow.id === header.native_id && !opts.model && !opts.provider
     const id = keep ? header.native_id : sessionId(header.sid)
     state.minted.set(header.sid, id)
-    return new ZCodeWriter(ctx, opts, header, state, id, ms(header.created_at) ?? Date.now())
-  }
-
-  private time(ts: string | null | undefined): number {
-    const t = ms(ts)
-    if (t !== null && t > this.lastTime) this.lastTime = t
-    return this.lastTime
+    const w: Writing = { ctx, harness: layout.harness, agent: AGENT, header, minter: new IdMinter(`${id}:${header.sid}`), created: msOf(header.created_at) ?? Date.now(), ...targetModel(opts, header, PROVIDERS) }
+    return new ZCodeWriter(w, opts, state, id)
   }
 
   async write(rec: FerryRecord): Promise<void> {
@@ -211,25 +145,25 @@ class ZCodeWriter implements SessionWriter {
       // Another harness's compaction: ZCode's own is a compaction part, whose resume drops every
       // turn before it, so the boundary travels as ZCode's compact-summary message instead.
       if (!this.same && rec.type === 'compaction') {
-        this.noteBoundary(null)
+        await this.noteBoundary(null)
         this.boundary = rec
       }
       return
     }
     if (rec.kind !== 'message') return
-    this.noteBoundary(rec)
+    await this.noteBoundary(rec)
     const t = this.time(rec.ts)
     const context = rec.context === true || rec.role === 'system'
     // Injected context stays out, except what the user saw: a compaction summary, a sub-agent's answer.
     const visible = rec.context_kind === 'summary' || rec.context_kind === 'subagent'
     if (context && !this.same && !visible) {
-      if (rec.blocks.some((b) => b.type === 'tool_result')) this.userRecord(rec, t, false)
+      if (rec.blocks.some((b) => b.type === 'tool_result')) await this.userRecord(rec, t, false)
       return
     }
     // A summary is ZCode's compact-summary user message whichever role the source gave it
     // (OpenCode's is an assistant step): kept out of the step before it.
     if (rec.role === 'assistant' && rec.context_kind !== 'summary') return this.assistantRecord(rec, t)
-    this.userRecord(rec, t, context)
+    return this.userRecord(rec, t, context)
   }
 
   /**
@@ -237,7 +171,7 @@ class ZCodeWriter implements SessionWriter {
    * summary message that carries the same text: a boundary with no summary at all still leaves
    * a visible line, so the compaction is never silent.
    */
-  private noteBoundary(next: MessageRec | null): void {
+  private async noteBoundary(next: MessageRec | null): Promise<void> {
     const b = this.boundary
     if (!b) return
     this.boundary = null
@@ -246,148 +180,75 @@ class ZCodeWriter implements SessionWriter {
       const carried = next.blocks.flatMap((x) => (x.type === 'text' ? [x.text] : [])).join('\n\n')
       if (!own || carried.includes(own.trim())) return
     }
-    const m = this.startUser(this.time(b.ts), true)
+    const m = await this.startUser(null, this.time(b.ts), true)
     m.parts.push({ type: 'text', text: own ?? COMPACTED_NOTE })
   }
 
-  private startUser(t: number, summary = false): OpenMessage {
-    this.flush()
-    const id = this.minter.message(t)
-    const sel = { providerId: this.provider, modelId: this.model }
-    const info: Json = {
+  protected userInfo(_id: string, _rec: MessageRec | null, t: number, summary: boolean): JsonObject {
+    return {
       role: 'user',
       time: { created: t },
-      agent: 'build',
-      modelSelection: sel,
+      agent: this.agent,
+      modelSelection: { providerId: this.provider, modelId: this.model },
       semantics: { origin: 'import', kind: summary ? 'compact_summary' : 'user_prompt' },
       // ZCode's own writer always adds the legacy object: its frozen legacy mapper reads it unconditionally.
       model: { providerID: this.provider, modelID: this.model },
     }
-    this.open = { id, info, parts: [], tools: new Map(), sawResults: false, created: t }
-    this.lastUser = id
-    return this.open
   }
 
-  private startAssistant(rec: MessageRec, t: number): OpenMessage {
-    if (!this.lastUser) {
-      const u = this.startUser(t)
-      u.parts.push({ type: 'text', text: '(conversation continued from an earlier session)', synthetic: true })
-    }
-    this.flush()
-    const id = this.minter.message(t)
-    const info: Json = {
+  protected assistantInfo(_id: string, rec: MessageRec, t: number): JsonObject {
+    return {
       role: 'assistant',
       time: { created: t, completed: t },
       parentID: this.lastUser,
       modelId: this.opts.model ?? rec.model ?? this.model,
       providerId: this.provider,
-      mode: 'build',
-      agent: 'build',
+      mode: this.agent,
+      agent: this.agent,
       path: { cwd: this.cwd, root: this.cwd },
       cost: 0,
-      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      tokens: noTokens(),
     }
-    this.open = { id, info, parts: [{ type: 'step-start' }], tools: new Map(), sawResults: false, created: t }
-    return this.open
   }
 
-  private assistantRecord(rec: MessageRec, t: number): void {
-    let m = this.open
-    if (!m || m.info.role !== 'assistant' || m.sawResults) m = this.startAssistant(rec, t)
-    m.info.time.completed = Math.max(m.info.time.completed, t)
-    for (const b of rec.blocks) {
-      switch (b.type) {
-        case 'text':
-          m.parts.push({ type: 'text', text: b.text, time: { start: t, end: t } })
-          break
-        case 'thinking':
-          // Only the text: a foreign signature must not reach ZCode's provider metadata.
-          if (b.text) m.parts.push({ type: 'reasoning', text: b.text, time: { start: t, end: t } })
-          break
-        case 'tool_use': {
-          const native = toNative('zcode', b, sourceHarness(this.header))
-          const p: Json = { type: 'tool', callID: b.id, tool: native.name, state: { status: 'pending', input: objectInput(native.input) }, _t: t }
-          m.parts.push(p)
-          m.tools.set(b.id, p)
-          break
-        }
-        default: {
-          const f = this.mediaPart(b)
-          if (f) m.parts.push(f)
-        }
-      }
-    }
-    if (rec.usage) {
-      const u = rec.usage
-      m.info.tokens = { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, reasoning: u.reasoning_tokens ?? 0, cache: { read: u.cache_read_tokens ?? 0, write: u.cache_write_tokens ?? 0 } }
-      if (u.total_tokens !== undefined) m.info.tokens.total = u.total_tokens
-      if (typeof u.cost_usd === 'number') m.info.cost = u.cost_usd
-    }
-    if (rec.stop_reason) m.stop = rec.stop_reason
+  protected override stepParts(): JsonObject[] {
+    return [{ type: 'step-start' }]
   }
 
-  private mediaPart(b: Block): Json | null {
-    if (b.type !== 'image' && b.type !== 'file') return null
-    const url = fileUrl(b)
-    if (!url) return null
-    return { type: 'file', mime: b.mime, ...(b.type === 'file' && b.name ? { filename: b.name } : {}), url }
+  protected assistantText(text: string, t: number): JsonObject {
+    return { type: 'text', text, time: { start: t, end: t } }
   }
 
-  private fill(part: Json, r: ToolResultBlock, t: number): void {
-    const start: number = part._t
-    delete part._t
-    const end = Math.max(start, t)
-    const input = part.state.input
-    const text = resultText(r.content)
-    const structured = this.same && r.structured && typeof r.structured === 'object' ? (r.structured as Json) : {}
-    if (r.is_error) {
-      part.state = { status: 'error', input, error: typeof structured.error === 'string' ? structured.error : text, metadata: { ...(structured.metadata ?? {}), modelContent: text }, time: { start, end } }
-      return
-    }
-    const state: Json = { status: 'completed', input, output: text, title: typeof structured.title === 'string' ? structured.title : String(part.tool), metadata: structured.metadata && typeof structured.metadata === 'object' ? structured.metadata : {}, time: { start, end } }
-    if (Array.isArray(r.content)) {
-      const att = r.content.filter((c) => c.type === 'image').map((c) => ({ type: 'file', mime: c.mime, url: fileUrl(c) })).filter((a) => a.url)
-      if (att.length) state.attachments = att
-    }
-    part.state = state
+  protected pendingTool(name: string, callId: string, input: JsonObject, t: number): JsonObject {
+    return { type: 'tool', callID: callId, tool: name, state: { status: 'pending', input }, _t: t }
   }
 
-  private userRecord(rec: MessageRec, t: number, context: boolean): void {
-    for (const b of rec.blocks) {
-      if (b.type !== 'tool_result') continue
-      // The output of a person's command (Claude Code's `/compact` as a user-side call): ZCode has no such call.
-      if (this.userCalls.delete(b.tool_use_id)) continue
-      const part = this.open?.info.role === 'assistant' ? this.open.tools.get(b.tool_use_id) : undefined
-      if (!part) {
-        this.ctx.diagnostics.warn('orphan-result', `tool result ${b.tool_use_id} has no call in the open step; dropped`, { row: rec.id }, 'zcode')
-        continue
-      }
-      this.fill(part, b, t)
-      this.open!.tools.delete(b.tool_use_id)
-      this.open!.sawResults = true
-    }
-    const parts: Json[] = []
-    for (const b of rec.blocks) {
-      if (b.type === 'text') {
-        parts.push({ type: 'text', text: b.text, ...(context && rec.context_kind !== 'summary' ? { synthetic: true } : {}) })
-        if (!context && this.firstUserText === undefined && b.text.trim()) this.firstUserText = b.text
-      } else if (b.type === 'tool_use') {
-        // A call the person made (a slash command), not the model: ZCode keeps it as the typed text.
-        this.userCalls.add(b.id)
-        const args = b.input && typeof b.input === 'object' && typeof (b.input as Json).args === 'string' ? ((b.input as Json).args as string) : ''
-        parts.push({ type: 'text', text: `${b.name} ${args}`.trim() })
-      } else {
-        const f = this.mediaPart(b)
-        if (f) parts.push(f)
-      }
-    }
-    if (!parts.length) return
-    const m = this.startUser(t, rec.context_kind === 'summary')
-    m.parts.push(...parts)
+  protected errorState(input: unknown, text: string, structured: JsonObject, time: { start: number; end: number }): JsonObject {
+    return { status: 'error', input, error: typeof structured.error === 'string' ? structured.error : text, metadata: { ...(structured.metadata ?? {}), modelContent: text }, time }
+  }
+
+  protected override ownCall(id: string): boolean {
+    // The output of a person's command (Claude Code's `/compact` as a user-side call): ZCode has no such call.
+    return this.userCalls.delete(id)
+  }
+
+  protected override userCall(b: Extract<Block, { type: 'tool_use' }>): JsonObject {
+    // A call the person made (a slash command), not the model: ZCode keeps it as the typed text.
+    this.userCalls.add(b.id)
+    const args = b.input && typeof b.input === 'object' && typeof (b.input as JsonObject).args === 'string' ? ((b.input as JsonObject).args as string) : ''
+    return { type: 'text', text: `${b.name} ${args}`.trim() }
+  }
+
+  protected override synthetic(context: boolean, rec: MessageRec): boolean {
+    return context && rec.context_kind !== 'summary'
+  }
+
+  protected override titles(text: string): boolean {
+    return text.trim() !== ''
   }
 
   /** Turns the open message into rows: ids in part order, tool calls with no result closed as interrupted. */
-  private flush(): void {
+  protected flush(): void {
     const m = this.open
     this.open = null
     if (!m) return
@@ -418,7 +279,7 @@ class ZCodeWriter implements SessionWriter {
     const h = this.header
     const title = end?.title ?? h.title ?? (this.firstUserText ? shortTitle(this.firstUserText) : 'Imported session')
     const parent = h.parent ? this.state.minted.get(h.parent.sid) : undefined
-    const updated = Math.max(this.lastTime, ms(end?.updated_at ?? h.updated_at) ?? 0, this.created)
+    const updated = Math.max(this.lastTime, msOf(end?.updated_at ?? h.updated_at) ?? 0, this.w.created)
     return {
       id: this.id,
       project_id: projectId(this.cwd),
@@ -430,12 +291,12 @@ class ZCodeWriter implements SessionWriter {
       title,
       version: TARGET_VERSION,
       permission: '{"mode":"build"}',
-      time_created: this.created,
+      time_created: this.w.created,
       time_updated: updated,
       time_archived: null,
       task_type: parent ? (h.parent?.kind === 'fork' ? 'fork' : 'subagent_child') : 'interactive',
       title_source: h.title || end?.title ? zTitleSource(h.title_source) : 'first_input',
-      time_title_updated: this.created,
+      time_title_updated: this.w.created,
     }
   }
 
@@ -443,12 +304,12 @@ class ZCodeWriter implements SessionWriter {
     let session: Row
     if (this.replay) session = this.sessionRow!
     else {
-      this.noteBoundary(null)
+      await this.noteBoundary(null)
       this.flush()
       session = this.convertedSession(end)
       this.entries.push(
-        { id: `${this.id}:runtime-model-selection`, session_id: this.id, type: 'runtime/model_selection', time_created: this.created, time_updated: this.created, data: JSON.stringify({ modelSelection: { providerId: this.provider, modelId: this.model } }) },
-        { id: `${this.id}:runtime-execution-state`, session_id: this.id, type: 'runtime/execution_state', time_created: this.created, time_updated: this.created, data: JSON.stringify({ mode: 'build', planEnabled: false }) },
+        { id: `${this.id}:runtime-model-selection`, session_id: this.id, type: 'runtime/model_selection', time_created: this.w.created, time_updated: this.w.created, data: JSON.stringify({ modelSelection: { providerId: this.provider, modelId: this.model } }) },
+        { id: `${this.id}:runtime-execution-state`, session_id: this.id, type: 'runtime/execution_state', time_created: this.w.created, time_updated: this.w.created, data: JSON.stringify({ mode: 'build', planEnabled: false }) },
       )
     }
     writeSession(this.state, this.opts, { session, entries: this.entries, body: this.rows })
@@ -462,42 +323,7 @@ class ZCodeWriter implements SessionWriter {
   }
 }
 
-const colCache = new WeakMap<Database.Database, Map<string, Set<string>>>()
-
-function tableColumns(db: Database.Database, table: string): Set<string> {
-  let m = colCache.get(db)
-  if (!m) colCache.set(db, (m = new Map()))
-  let c = m.get(table)
-  if (!c) m.set(table, (c = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as Array<{ name: string }>).map((r) => r.name))))
-  return c
-}
-
-const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>()
-
-/** Inserts the row's columns that the table has (a newer or older schema drops or lacks some); statements are reused. */
-function insert(db: Database.Database, table: string, row: Row): void {
-  const cols = tableColumns(db, table)
-  const keys = Object.keys(row).filter((k) => cols.has(k))
-  const sig = `${table}\u0000${keys.join('\u0000')}`
-  let m = stmtCache.get(db)
-  if (!m) stmtCache.set(db, (m = new Map()))
-  let st = m.get(sig)
-  if (!st) m.set(sig, (st = db.prepare(`INSERT INTO "${table}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`)))
-  st.run(...keys.map((k) => row[k] as any))
-}
-
-/** Whether the session is already in the database, asked without opening it for writing (nothing on disk changes). */
-function existsReadOnly(path: string, id: string): boolean {
-  if (!existsSync(path)) return false
-  const h = openReadOnly(path, { source: 'zcode' })
-  try {
-    return h.db.prepare('SELECT 1 FROM session WHERE id = ?').get(id) !== undefined
-  } finally {
-    h.close()
-  }
-}
-
-function connection(state: SinkState, opts: ZCodeWriteOptions): Database.Database {
+function connection(state: SinkState, opts: SinkOpts): Database.Database {
   if (state.db) return state.db
   const fresh = !existsSync(state.path)
   if (fresh) mkdirSync(dirname(state.path), { recursive: true })
@@ -511,11 +337,11 @@ function connection(state: SinkState, opts: ZCodeWriteOptions): Database.Databas
   return db
 }
 
-function writeSession(state: SinkState, opts: ZCodeWriteOptions, rows: Rows): void {
+function writeSession(state: SinkState, opts: SinkOpts, rows: Rows): void {
   const id = String(rows.session.id)
   const pos = { file: state.path, row: `session:${id}` }
   // Before opening for writing, asked read-only so a refusal changes nothing on disk.
-  if (!opts.force && !state.db && existsReadOnly(state.path, id)) throw new ExistsError(state.path, pos)
+  if (!opts.force && !state.db && sessionExists(layout, state.path, id)) throw new ExistsError(state.path, pos)
   let db: Database.Database
   try {
     db = connection(state, opts)
@@ -535,9 +361,9 @@ function writeSession(state: SinkState, opts: ZCodeWriteOptions, rows: Rows): vo
       db.prepare('DELETE FROM part WHERE session_id = ?').run(id)
       db.prepare('DELETE FROM session WHERE id = ?').run(id)
     }
-    insert(db, 'session', rows.session)
-    for (const e of rows.entries) insert(db, 'session_entry', e)
-    for (const r of rows.body) insert(db, r.table, r.row)
+    insertRow(db, 'session', rows.session)
+    for (const e of rows.entries) insertRow(db, 'session_entry', e)
+    for (const r of rows.body) insertRow(db, r.table, r.row)
     db.exec('COMMIT')
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK')
@@ -558,7 +384,7 @@ function outPath(out: string): string {
   return file ? p : join(p, 'cli', 'db', 'db.sqlite')
 }
 
-export function zcodeSink(ctx: StoreContext, opts: ZCodeWriteOptions = {}): Writable {
+export function sink(ctx: StoreContext, opts: SinkOpts = {}): Writable {
   const out = typeof opts.out === 'string' && opts.out !== '' ? outPath(opts.out) : null
   const path = out ?? primaryDb(ctx)
   if (!out && !existsSync(path)) throw new UsageError(`no ZCode database at ${path}: start ZCode once (\`zcode\`) so it creates and migrates it, or write a standalone database with --out FILE`)

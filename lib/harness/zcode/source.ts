@@ -14,138 +14,27 @@
  * message row always on the message's first record: a ZCode sink replays
  * them byte for byte, in order.
  */
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type Database from 'better-sqlite3'
-import {
-  recordId,
-  sessionKey,
-  sessionRecord,
-  type Block,
-  type FerryRecord,
-  type StreamRec,
-  type MessageRec,
-  type NativePass,
-  type ResultPart,
-  type SessionLink,
-  type StopReason,
-  type ThinkingBlock,
-  type ToolResultBlock,
-  type Usage,
-} from '../../model.js'
+import { isObj, recordId, sessionKey, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type StreamRec } from '../../model.js'
 import { FerryError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
-import { columns, dbError } from '../../io/sqlite-readonly.js'
+import { columns } from '../../io/sqlite-readonly.js'
+import type { SessionInfo } from '../types.js'
+import { PartsBuilder, stopReason, thinking, type Counts, type Inliner, type Reading, type ResultReading } from '../family/opencode-parts.js'
+import { childIds, endRecord, iso, parentLink, readRows, sessionHeader, type Row, type SessionRow } from '../family/opencode-rows.js'
 import { borrow } from './handles.js'
-import type { OptionsOf, ReadOptions, SessionInfo } from '../types.js'
-import { iso, titleSource } from './discover.js'
 import { knownMigration } from './schema.js'
 import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
-import type { readFlags } from './index.js'
-import { readableOf } from '../../io/drain.js'
-
-/** The options every reader takes plus this harness's `readFlags` (`inlineArtifacts`). */
-export type ZCodeReadOptions = ReadOptions & OptionsOf<typeof readFlags>
-
-type Json = Record<string, any>
-type Row = Record<string, unknown>
+import { layout } from './paths.js'
+import type { ReadOpts } from './flags.js'
 
 /** What ZCode shows the model for a tool call that never finished (its hydrator's text). */
 export const INTERRUPTED = '[Tool execution was interrupted before resume]'
 
-export function stopReason(finish: string): StopReason {
-  switch (finish) {
-    case 'stop':
-    case 'end_turn':
-      return 'end_turn'
-    case 'tool-calls':
-    case 'tool_calls':
-    case 'tool_use':
-      return 'tool_use'
-    case 'length':
-    case 'max_tokens':
-      return 'max_tokens'
-    case 'content-filter':
-      return 'refusal'
-    case 'error':
-      return 'error'
-    default:
-      return 'other'
-  }
-}
-
-function dataUrl(url: string): { mime: string; data: string } | null {
-  const m = /^data:([^;,]+)?(;base64)?,/.exec(url)
-  if (!m || !m[2]) return null
-  return { mime: m[1] ?? 'application/octet-stream', data: url.slice(m[0].length) }
-}
-
-/** Resolves a `zcode-artifact://` URL to its bytes (null: keep the reference). */
-type ArtifactReader = (url: string, mime: string, where: string) => { mime: string; data: string } | null
-
-/** A file part as an image or file block; `zcode-artifact://` URLs read from the artifact store when `art` is given, other URLs stay references. */
-function fileBlock(p: Json, art?: ArtifactReader, where = ''): Block {
-  const mime = typeof p.mime === 'string' ? p.mime : 'application/octet-stream'
-  const url = typeof p.url === 'string' ? p.url : ''
-  const inline = dataUrl(url) ?? (art && isArtifactUri(url) ? art(url, mime, where) : null)
-  const ref = inline ? undefined : url.startsWith('file://') ? { path: decodeURIComponent(url.slice(7)) } : url ? { url } : undefined
-  if (mime.startsWith('image/')) return { type: 'image', mime: inline?.mime ?? mime, ...(inline ? { data: inline.data } : {}), ...(ref ? { ref } : {}) }
-  return { type: 'file', mime, ...(typeof p.filename === 'string' ? { name: p.filename } : {}), ...(inline ? { data: inline.data } : {}), ...(ref ? { ref } : {}) }
-}
-
-function toolResult(callId: string, state: Json, art?: ArtifactReader, where = ''): ToolResultBlock {
-  const status = state.status
-  if (status !== 'completed' && status !== 'error') return { type: 'tool_result', tool_use_id: callId, content: INTERRUPTED, is_error: true, structured: { status: String(status ?? 'pending') } }
-  const meta = state.metadata && typeof state.metadata === 'object' ? (state.metadata as Json) : undefined
-  const isError = status === 'error'
-  // What the model was shown: for errors the model content when there is one (ZCode's hydrator).
-  const text = isError ? (typeof meta?.modelContent === 'string' ? meta.modelContent : String(state.error ?? '')) : typeof state.output === 'string' ? state.output : JSON.stringify(state.output ?? '')
-  const images = Array.isArray(state.attachments) ? state.attachments.map((a: Json) => fileBlock(a, art, where)).filter((b: Block) => b.type === 'image') : []
-  const content: ToolResultBlock['content'] = images.length ? [{ type: 'text', text }, ...(images as ResultPart[])] : text
-  const r: ToolResultBlock = { type: 'tool_result', tool_use_id: callId, content, is_error: isError }
-  if (meta && typeof meta.exit === 'number') r.exit_code = meta.exit
-  const structured: Json = {}
-  if (state.title !== undefined) structured.title = state.title
-  if (meta !== undefined) structured.metadata = meta
-  if (isError && typeof meta?.modelContent === 'string') structured.error = state.error
-  if (Object.keys(structured).length) r.structured = structured
-  return r
-}
-
-function usageOf(data: Json): Usage | undefined {
-  const t = data.tokens
-  if (!t || typeof t !== 'object') return undefined
-  const u: Usage = { scope: 'step' }
-  if (typeof t.input === 'number') u.input_tokens = t.input
-  if (typeof t.output === 'number') u.output_tokens = t.output
-  if (typeof t.reasoning === 'number') u.reasoning_tokens = t.reasoning
-  if (typeof t.cache?.read === 'number') u.cache_read_tokens = t.cache.read
-  if (typeof t.cache?.write === 'number') u.cache_write_tokens = t.cache.write
-  if (typeof t.total === 'number') u.total_tokens = t.total
-  if (typeof data.cost === 'number') u.cost_usd = data.cost
-  return u
-}
-
-function thinking(p: Json): ThinkingBlock {
-  const b: ThinkingBlock = { type: 'thinking', text: p.text }
-  const m = p.metadata && typeof p.metadata === 'object' ? (p.metadata as Json) : {}
-  if (typeof m.anthropic?.signature === 'string') {
-    b.signature = m.anthropic.signature
-    b.provider = 'anthropic'
-  } else if (typeof m.openai?.reasoningEncryptedContent === 'string') {
-    b.encrypted = m.openai.reasoningEncryptedContent
-    b.provider = 'openai'
-  }
-  if (typeof m.anthropic?.redactedData === 'string') {
-    b.encrypted = m.anthropic.redactedData
-    b.redacted = true
-    b.provider = 'anthropic'
-  }
-  return b
-}
-
 /** User-message context: what ZCode injected rather than what a person typed. */
-function userContext(data: Json): { context: boolean; kind?: string } {
-  const sem = data.semantics && typeof data.semantics === 'object' ? (data.semantics as Json) : {}
+function userContext(data: JsonObject): { context: boolean; kind?: string } {
+  const sem = data.semantics && typeof data.semantics === 'object' ? (data.semantics as JsonObject) : {}
   const kind = typeof sem.kind === 'string' ? sem.kind : undefined
   if (kind === 'compact_summary') return { context: true, kind: 'summary' }
   const injected = data.synthetic === true || typeof data.source === 'string' || sem.providerVisibility === 'hidden' || data.visibility === 'model-only' || (typeof sem.origin === 'string' && sem.origin !== 'real_user' && sem.origin !== 'import')
@@ -153,19 +42,10 @@ function userContext(data: Json): { context: boolean; kind?: string } {
   return { context: true, kind: kind === 'system_reminder' ? 'reminder' : kind === 'slash_command' ? 'command' : 'other' }
 }
 
-interface Counts {
-  messages: number
-  tool_uses: number
-  native: number
-  skipped_rows: number
-  /** Messages off the active branch (`session.revert`). */
-  inactive: number
-}
-
 interface PartItem {
   pid: string
   prow: Row | null
-  part: Json
+  part: JsonObject
   superseded?: boolean
 }
 
@@ -225,245 +105,153 @@ interface RowRef {
   row: Row
 }
 
-/** Builds the records of one ZCode message from its parts, in part order. */
-class MessageBuilder {
-  readonly out: FerryRecord[] = []
-  private blocks: Block[] = []
-  private firstPid: string | null = null
-  private results: ToolResultBlock[] = []
-  private resultPid: string | null = null
-  private resultTs: string | null = null
-  private afterTool = false
-  private context = false
-  private contextKind: string | undefined
-  private lastAssistant: MessageRec | null = null
+/**
+ * ZCode's reading of a message: every row travels on a record (`native.row`,
+ * `merged`) so that a ZCode sink replays them; parts without content wait
+ * until the run they sit in is emitted; tool calls that never finished read
+ * as interrupted, as ZCode resumes them.
+ */
+class ZCodeMessage extends PartsBuilder<Row | null> {
+  protected readonly useSuffix = false
+  protected readonly summaries = false
+  protected readonly usageScope = 'step'
+  protected readonly resultReading: ResultReading
+  private readonly whole: { context: boolean; kind?: string }
   /** Rows not yet attached to a record (native mode); the message row first. */
   private pending: RowRef[] = []
-  private readonly role: 'user' | 'assistant'
-  private readonly msgContext: { context: boolean; kind?: string }
+  private deferred: Array<{ rec: Exclude<FerryRecord, StreamRec>; row: RowRef | null }> = []
 
   constructor(
-    private readonly sid: string,
-    private readonly mid: string,
-    private readonly data: Json,
-    private readonly nativeFormat: string | null,
-    private readonly counts: Counts,
+    r: Reading,
+    mid: string,
+    data: JsonObject,
     mrow: Row | null,
-    private readonly art?: ArtifactReader,
+    private readonly art?: Inliner,
   ) {
-    this.role = data.role === 'user' ? 'user' : 'assistant'
-    this.msgContext = this.role === 'user' ? userContext(data) : { context: false }
+    super(r, mid, data)
+    this.resultReading = { unfinished: INTERRUPTED, ...(art ? { inline: art } : {}) }
+    this.whole = this.role === 'user' ? userContext(data) : { context: false }
     if (mrow) this.pending.push({ key: `message:${mid}`, row: mrow })
   }
 
-  private get ts(): string | null {
-    return iso(this.data.time?.created) ?? null
+  protected override messageContext(): { context: boolean; kind?: string } {
+    return this.whole
   }
 
-  /** Attaches every pending row to `rec`. */
-  private attach(rec: Exclude<FerryRecord, StreamRec>): void {
-    if (!this.nativeFormat || !this.pending.length) return
-    const [first, ...rest] = this.pending
-    const i = first!.key.indexOf(':')
-    const n: NativePass = { format: this.nativeFormat, table: first!.key.slice(0, i), pk: first!.key.slice(i + 1), row: first!.row }
-    if (rest.length) n.merged = rest.map((r) => ({ pk: r.key, row: r.row }))
-    rec.native = n
-    this.pending = []
+  protected override inline(): Inliner | undefined {
+    return this.art
   }
 
+  /** Attaches every pending row to `rec`, then emits it. */
   private push(rec: Exclude<FerryRecord, StreamRec>): void {
-    this.attach(rec)
+    if (this.r.nativeFormat && this.pending.length) {
+      const [first, ...rest] = this.pending
+      const i = first!.key.indexOf(':')
+      const n: NativePass = { format: this.r.nativeFormat, table: first!.key.slice(0, i), pk: first!.key.slice(i + 1), row: first!.row }
+      if (rest.length) n.merged = rest.map((r) => ({ pk: r.key, row: r.row }))
+      rec.native = n
+      this.pending = []
+    }
     this.out.push(rec)
   }
 
-  private pend(pid: string, prow: Row | null): void {
+  protected keep(pid: string, prow: Row | null): void {
     if (prow) this.pending.push({ key: `part:${pid}`, row: prow })
   }
 
-  flush(): void {
-    if (this.blocks.length) {
-      const first = this.out.every((r) => r.kind !== 'message')
-      const locator = first ? `message:${this.mid}` : `part:${this.firstPid}`
-      const rec: MessageRec = { kind: 'message', sid: this.sid, id: recordId(this.sid, locator), role: this.role, ts: this.ts, blocks: this.blocks }
-      const ctx = this.context || this.msgContext.context
-      if (ctx) {
-        rec.context = true
-        rec.context_kind = this.context ? (this.contextKind ?? 'reminder') : (this.msgContext.kind ?? 'other')
-      }
-      if (this.role === 'assistant') {
-        if (typeof this.data.parentID === 'string') {
-          if (first) rec.parent = recordId(this.sid, `message:${this.data.parentID}`)
-          rec.turn = this.data.parentID
-        }
-        const model = typeof this.data.modelId === 'string' ? this.data.modelId : typeof this.data.modelID === 'string' ? this.data.modelID : undefined
-        if (model) rec.model = model
-        this.lastAssistant = rec
-      }
-      this.push(rec)
-      this.counts.messages++
-    }
-    if (this.results.length) {
-      const rec: MessageRec = { kind: 'message', sid: this.sid, id: recordId(this.sid, `part:${this.resultPid}#result`), role: 'user', ts: this.resultTs ?? this.ts, blocks: this.results }
-      // Derived from the tool parts on the record before: it carries no row of its own.
-      if (this.nativeFormat) rec.native = { format: this.nativeFormat, table: 'part', pk: `${this.resultPid}#result` }
-      this.out.push(rec)
-      this.counts.messages++
-    }
+  protected emit(rec: MessageRec): void {
+    this.push(rec)
+  }
+
+  protected override resultsNative(): NativePass | undefined {
+    // Derived from the tool parts on the record before: it carries no row of its own.
+    return this.r.nativeFormat ? { format: this.r.nativeFormat, table: 'part', pk: `${this.resultPid}#result` } : undefined
+  }
+
+  protected override afterFlush(): void {
     for (const d of this.deferred) {
       if (d.row) this.pending.push(d.row)
       this.push(d.rec)
     }
     this.deferred = []
-    this.blocks = []
-    this.results = []
-    this.firstPid = null
-    this.resultPid = null
-    this.resultTs = null
-    this.afterTool = false
-    this.context = false
-    this.contextKind = undefined
-  }
-
-  private add(pid: string, prow: Row | null, block: Block, context = false, kind?: string): void {
-    if (this.afterTool || (this.blocks.length && context !== this.context)) this.flush()
-    if (!this.blocks.length) {
-      this.firstPid = pid
-      this.context = context
-      this.contextKind = kind
-    }
-    this.blocks.push(block)
-    this.pend(pid, prow)
   }
 
   /**
    * A part with no conversational content: its own native record. Inside a run
    * of blocks it waits until the run is emitted, so it never splits a message.
    */
-  private nativeRecord(pid: string, prow: Row | null, type: string, ts: string | null): void {
-    const rec: FerryRecord = { kind: 'native', sid: this.sid, id: recordId(this.sid, `part:${pid}`), native_type: `zcode/${type}`, ts }
-    this.counts.native++
+  private nativePart(pid: string, prow: Row | null, type: string, ts: string | null): void {
+    const rec = this.nativeRecord(pid, type, ts)
     if (this.blocks.length) {
       this.deferred.push({ rec, row: prow ? { key: `part:${pid}`, row: prow } : null })
       return
     }
-    this.pend(pid, prow)
+    this.keep(pid, prow)
     this.push(rec)
   }
 
-  private deferred: Array<{ rec: Exclude<FerryRecord, StreamRec>; row: RowRef | null }> = []
-
   /** A tool part a later one with the same `callID` replaces (ZCode resumes only the last): kept, in place, as native. */
-  superseded(pid: string, prow: Row | null, p: Json): void {
-    this.nativeRecord(pid, prow, 'tool-superseded', iso(p.state?.time?.start) ?? this.ts)
+  superseded(pid: string, prow: Row | null, p: JsonObject): void {
+    this.nativePart(pid, prow, 'tool-superseded', iso(p.state?.time?.start) ?? this.ts)
   }
 
-  part(pid: string, prow: Row | null, p: Json): void {
-    const type = typeof p.type === 'string' ? p.type : 'unknown'
-    switch (type) {
-      case 'text':
-        if (typeof p.text !== 'string' || p.ignored === true) return this.nativeRecord(pid, prow, 'text-ignored', this.ts)
-        if (p.synthetic === true) return this.add(pid, prow, { type: 'text', text: p.text }, true, 'reminder')
-        return this.add(pid, prow, { type: 'text', text: p.text })
-      case 'reasoning':
-        if (typeof p.text !== 'string') return this.nativeRecord(pid, prow, type, this.ts)
-        return this.add(pid, prow, thinking(p))
-      case 'file':
-        return this.add(pid, prow, fileBlock(p, this.art, `part:${pid}`))
-      case 'tool': {
-        const state: Json = p.state && typeof p.state === 'object' ? p.state : {}
-        const callId = typeof p.callID === 'string' && p.callID ? p.callID : `${recordId(this.sid, `part:${pid}`)}#call`
-        const shown = typeof p.metadata?.providerToolName === 'string' ? p.metadata.providerToolName : String(p.tool ?? 'unknown')
-        if (this.blocks.length && this.context) this.flush()
-        if (!this.blocks.length) this.firstPid = pid
-        this.blocks.push({ type: 'tool_use', id: callId, name: shown, ...(shown !== p.tool && typeof p.tool === 'string' ? { native_name: p.tool } : {}), input: state.input ?? {} })
-        this.pend(pid, prow)
-        this.counts.tool_uses++
-        if (!this.results.length) this.resultPid = pid
-        this.results.push(toolResult(callId, state, this.art, `part:${pid}`))
-        this.resultTs = iso(state.time?.end) ?? this.resultTs
-        this.afterTool = true
-        return
-      }
-      case 'compaction': {
-        this.flush()
-        this.pend(pid, prow)
-        const pre = typeof p.tokensBefore === 'number' ? p.tokensBefore : typeof p.preTokens === 'number' ? p.preTokens : undefined
-        this.push({
-          kind: 'boundary',
-          sid: this.sid,
-          id: recordId(this.sid, `part:${pid}`),
-          type: 'compaction',
-          ts: this.ts,
-          trigger: p.auto === true ? 'auto' : typeof p.trigger === 'string' ? p.trigger : 'manual',
-          replaces_history: true,
-          ...(pre !== undefined ? { pre_tokens: pre } : {}),
-        })
-        return
-      }
-      default:
-        // step-start/-finish, retry, agent, subtask, timeline, snapshot, patch and part
-        // types this reader does not know: no conversational content, kept in place.
-        return this.nativeRecord(pid, prow, type, iso(p.time?.start ?? p.time?.created) ?? this.ts)
-    }
+  protected text(pid: string, prow: Row | null, p: JsonObject): void {
+    if (typeof p.text !== 'string' || p.ignored === true) return this.nativePart(pid, prow, 'text-ignored', this.ts)
+    if (p.synthetic === true) return this.add(pid, prow, { type: 'text', text: p.text }, true, 'reminder')
+    this.add(pid, prow, { type: 'text', text: p.text })
   }
 
-  end(): FerryRecord[] {
+  protected reasoning(pid: string, prow: Row | null, p: JsonObject): void {
+    if (typeof p.text !== 'string') return this.nativePart(pid, prow, 'reasoning', this.ts)
+    this.add(pid, prow, thinking(p))
+  }
+
+  protected compaction(pid: string, prow: Row | null, p: JsonObject): void {
     this.flush()
-    if (this.role === 'assistant') {
-      const last = this.lastAssistant
-      const err = this.data.error && typeof this.data.error === 'object' ? (this.data.error as Json) : undefined
-      if (last) {
-        const usage = usageOf(this.data)
-        if (usage) last.usage = usage
-        const finish = typeof this.data.finish === 'string' ? this.data.finish : undefined
-        if (err) {
-          last.stop_reason = err.data?.turnResult === 'cancelled' || /Abort/.test(String(err.name)) ? 'aborted' : 'error'
-          last.native_stop_reason = finish ?? String(err.name ?? 'error')
-          last.x = { ...last.x, 'zcode.error': err }
-        } else if (finish) {
-          last.stop_reason = stopReason(finish)
-          last.native_stop_reason = finish
-        }
-      }
+    this.keep(pid, prow)
+    this.push(this.boundary(pid, p, true))
+  }
+
+  protected other(pid: string, prow: Row | null, type: string, p: JsonObject): void {
+    // step-start/-finish, retry, agent, subtask, timeline, snapshot, patch and part
+    // types this reader does not know: no conversational content, kept in place.
+    this.nativePart(pid, prow, type, iso(p.time?.start ?? p.time?.created) ?? this.ts)
+  }
+
+  protected stop(last: MessageRec, finish: string | undefined, err: JsonObject | undefined): void {
+    if (err) {
+      last.stop_reason = err.data?.turnResult === 'cancelled' || /Abort/.test(String(err.name)) ? 'aborted' : 'error'
+      last.native_stop_reason = finish ?? String(err.name ?? 'error')
+      last.x = { ...last.x, [`${this.r.harness}.error`]: err }
+    } else if (finish) {
+      last.stop_reason = stopReason(finish)
+      last.native_stop_reason = finish
     }
-    if (this.pending.length || !this.out.length) {
-      let lastRec: Exclude<FerryRecord, StreamRec> | undefined
-      for (const r of this.out) if (r.kind !== 'stream' && r.native?.row !== undefined) lastRec = r
-      if (lastRec && this.nativeFormat && !this.pending.some((r) => r.key.startsWith('message:'))) {
-        lastRec.native!.merged = [...(lastRec.native!.merged ?? []), ...this.pending.map((r) => ({ pk: r.key, row: r.row }))]
-        this.pending = []
-      } else {
-        // A message with no content of its own (an empty or failed step): kept as a native record.
-        this.push({ kind: 'native', sid: this.sid, id: recordId(this.sid, `message:${this.mid}`), native_type: this.data.error ? 'zcode/message-error' : 'zcode/message', ts: this.ts })
-        this.counts.native++
-      }
+  }
+
+  protected close(): void {
+    if (!this.pending.length && this.out.length) return
+    let lastRec: Exclude<FerryRecord, StreamRec> | undefined
+    for (const r of this.out) if (r.kind !== 'stream' && r.native?.row !== undefined) lastRec = r
+    if (lastRec && this.r.nativeFormat && !this.pending.some((r) => r.key.startsWith('message:'))) {
+      lastRec.native!.merged = [...(lastRec.native!.merged ?? []), ...this.pending.map((r) => ({ pk: r.key, row: r.row }))]
+      this.pending = []
+      return
     }
-    return this.out
+    // A message with no content of its own (an empty or failed step): kept as a native record.
+    this.push({ kind: 'native', sid: this.r.sid, id: recordId(this.r.sid, `message:${this.mid}`), native_type: `${this.r.harness}/${this.data.error ? 'message-error' : 'message'}`, ts: this.ts })
+    this.r.counts.native++
   }
 }
 
-function parse(text: unknown): Json | null {
+function parse(text: unknown): JsonObject | null {
   if (typeof text !== 'string') return null
   try {
     const v = JSON.parse(text) as unknown
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null
+    return isObj(v) ? v : null
   } catch {
     return null
   }
-}
-
-/** The parent's tool call that launched a sub-agent session (its part names the child's id). */
-function findTaskCall(db: Database.Database, parentId: string, childId: string, partSession: boolean): string | undefined {
-  const where = partSession ? 'session_id = ?' : 'message_id IN (SELECT id FROM message WHERE session_id = ?)'
-  const row = db
-    .prepare(
-      `SELECT CASE WHEN json_valid(data) THEN json_extract(data, '$.callID') END AS call FROM part
-        WHERE ${where} AND instr(data, ?) > 0
-          AND CASE WHEN json_valid(data) THEN json_extract(data, '$.type') = 'tool' ELSE 0 END
-        ORDER BY id LIMIT 1`,
-    )
-    .get(parentId, childId) as { call?: string | null } | undefined
-  return row?.call ?? undefined
 }
 
 /** The last `runtime/model_selection` entry's model, the way ZCode picks a resumed session's model. */
@@ -487,7 +275,7 @@ function pick(r: Row, prefix: string): Row {
   return out
 }
 
-async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath: string, id: string, opts: ZCodeReadOptions, seen: Set<string>): AsyncGenerator<FerryRecord> {
+async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath: string, id: string, opts: ReadOpts, seen: Set<string>): AsyncGenerator<FerryRecord> {
   seen.add(id)
   const scols = columns(db, 'session')
   const row = db.prepare('SELECT * FROM session WHERE id = ?').get(id) as Row | undefined
@@ -499,28 +287,10 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   const ecols = columns(db, 'session_entry')
   const entries = ecols.has('session_id') ? (db.prepare(`SELECT * FROM session_entry WHERE session_id = ? ORDER BY time_created, id`).all(id) as Row[]) : []
   const sel = modelSelection(entries)
-  let parent: SessionLink | undefined
-  const parentId = typeof row.parent_id === 'string' ? row.parent_id : undefined
-  if (parentId) {
-    parent = { sid: sessionKey('zcode', parentId), kind: row.task_type === 'fork' ? 'fork' : 'subagent' }
-    const call = findTaskCall(db, parentId, id, partSession)
-    if (call) parent.tool_use_id = call
-  }
+  const srow = row as unknown as SessionRow
+  const parent = parentLink(layout, db, srow)
+  const header = sessionHeader(layout, dbPath, srow, { ...(sel.modelId ? { model: sel.modelId } : {}), ...(sel.providerId ? { provider: sel.providerId } : {}), ...(parent ? { parent } : {}) })
   const version = typeof row.version === 'string' && row.version ? row.version : undefined
-  const cwd = (typeof row.directory === 'string' && row.directory) || (typeof row.path === 'string' && row.path) || undefined
-  const title = typeof row.title === 'string' && row.title ? row.title : undefined
-  const header = sessionRecord({
-    sid,
-    source: { harness: 'zcode', ...(version ? { agent_version: version } : {}), locator: { db: dbPath, table: 'session', pk: id } },
-    native_id: id,
-    ...(cwd ? { cwd } : {}),
-    ...(title ? { title, title_source: titleSource(row.title_source as string | null) } : {}),
-    ...(sel.modelId ? { model: sel.modelId } : {}),
-    ...(sel.providerId ? { provider: sel.providerId } : {}),
-    ...(iso(row.time_created) ? { created_at: iso(row.time_created)! } : {}),
-    ...(iso(row.time_updated) ? { updated_at: iso(row.time_updated)! } : {}),
-    ...(parent ? { parent } : {}),
-  })
   const nativeFormat = opts.native ? `zcode/sqlite@${version ?? 'unknown'}` : null
   if (nativeFormat) header.native = { format: nativeFormat, table: 'session', pk: id, row }
   yield header
@@ -533,10 +303,12 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   }
 
   const counts: Counts = { messages: 0, tool_uses: 0, native: 0, skipped_rows: 0, inactive: 0 }
+  const reading: Reading = { harness: 'zcode', sid, nativeFormat, counts }
   // What ZCode's resume does with an artifact reference: reads it from the artifact store.
   const root = opts.inlineArtifacts === false ? null : artifactsRoot(ctx)
-  const art: ArtifactReader | undefined = root
+  const art: Inliner | undefined = root
     ? (url, mime, where) => {
+        if (!isArtifactUri(url)) return null // other URLs stay references
         const got = readArtifact(root, url, mime)
         if ('data' in got) return got
         ctx.diagnostics.warn('side-file', `artifact ${url} kept as a reference: ${got.reason}`, { file: dbPath, row: where }, 'zcode')
@@ -555,7 +327,7 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   )
   // One message's rows at a time: ZCode decides tool parts per message (the last of a callID,
   // declarationIndex order), so its parts are gathered before any record is built.
-  let msg = null as { mid: string; data: Json | null; mrow: Row | null; off: boolean; parts: PartItem[] } | null
+  let msg = null as { mid: string; data: JsonObject | null; mrow: Row | null; off: boolean; parts: PartItem[] } | null
   const finishMessage = function* (): Generator<FerryRecord> {
     if (!msg || !msg.data) return
     if (msg.off) {
@@ -568,7 +340,7 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
       yield rec
       return
     }
-    const builder = new MessageBuilder(sid, msg.mid, msg.data, nativeFormat, counts, msg.mrow, art)
+    const builder = new ZCodeMessage(reading, msg.mid, msg.data, msg.mrow, art)
     for (const x of historyOrder(msg.parts)) {
       if (x.superseded) builder.superseded(x.pid, x.prow, x.part)
       else builder.part(x.pid, x.prow, x.part)
@@ -597,11 +369,8 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
     msg.parts.push({ pid, prow: nativeFormat ? pick(r, 'p_') : null, part })
   }
   yield* finishMessage()
-  yield { kind: 'end', sid, id: recordId(sid, 'end'), complete: true, counts: { ...counts } }
-
-  if (!scols.has('parent_id')) return
-  const children = db.prepare(`SELECT id FROM session WHERE parent_id = ? ORDER BY ${scols.has('time_created') ? 'time_created, ' : ''}id`).all(id) as Array<{ id: string }>
-  for (const c of children) if (!seen.has(c.id)) yield* sessionRecords(ctx, db, dbPath, c.id, opts, seen)
+  yield endRecord(sid, counts)
+  for (const c of childIds(db, scols, id)) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
 }
 
 /** Warns once when the ledger holds migrations this ferry does not know (a newer ZCode): read as far as understood. */
@@ -611,19 +380,10 @@ function checkLedger(ctx: StoreContext, db: Database.Database, dbPath: string): 
   if (ids.length) ctx.diagnostics.warn('unsupported', `database has migrations this ferry does not know (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}): read as far as understood`, { file: dbPath }, 'zcode')
 }
 
-/** All records of a session, then of its sub-agent sessions (depth first). */
-export function readSession(ctx: StoreContext, info: SessionInfo, opts: ZCodeReadOptions = {}): Readable {
-  const dbPath = info.locator.db ?? info.path
-  async function* gen(): AsyncGenerator<FerryRecord> {
-    const { h, release } = borrow(dbPath)
-    try {
-      checkLedger(ctx, h.db, dbPath)
-      yield* sessionRecords(ctx, h.db, dbPath, info.id, opts, new Set())
-    } catch (err) {
-      throw dbError(err, dbPath, 'zcode')
-    } finally {
-      release()
-    }
-  }
-  return readableOf(gen())
+/** All records of a session, then of its sub-agent sessions (depth first), on the database's shared connection. */
+export function read(ctx: StoreContext, session: SessionInfo, opts: ReadOpts = {}): Readable {
+  return readRows(layout, session, borrow, async function* records(db, dbPath) {
+    checkLedger(ctx, db, dbPath)
+    yield* sessionRecords(ctx, db, dbPath, session.id, opts, new Set())
+  })
 }

@@ -9,7 +9,7 @@ import { isCode } from '../../../lib/codes.js'
 import { FerryError } from '../../../lib/errors.js'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
 import { opencode } from '../../../lib/harness/opencode/index.js'
-import { openCodeSink } from '../../../lib/harness/opencode/sink.js'
+import { sink as openCodeSink } from '../../../lib/harness/opencode/sink.js'
 import { complete, ferry, tempDir } from '../../helpers.js'
 // @ts-ignore plain JS fixture builder
 import { createDb, insertDocument, idMaker } from '../../../fixtures/opencode/opencode-db.mjs'
