@@ -20,13 +20,7 @@ export const archive = defineHarness({
   name: 'ferry archive',
   kind: 'store',
   holdsCopies: true,
-  store,
-  readFlags,
-  writeFlags,
-  discover,
-  resolve,
-  read,
-  sink,
+  // The contract's parts, each from its own file (lib/harness/README.md).
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
   ownsNative,
-  tools,
 })

@@ -14,13 +14,7 @@ export const claudeCode = defineHarness({
   id: 'claude-code',
   name: 'Claude Code',
   kind: 'store',
-  store,
   resumeHint: 'claude --resume <id>',
-  readFlags,
-  writeFlags,
-  discover,
-  resolve,
-  read,
-  sink,
-  tools,
+  // The contract's parts, each from its own file (lib/harness/README.md).
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
 })

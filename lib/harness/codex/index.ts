@@ -14,13 +14,7 @@ export const codex = defineHarness({
   id: 'codex',
   name: 'Codex CLI',
   kind: 'store',
-  store,
   resumeHint: 'codex resume <id>',
-  readFlags,
-  writeFlags,
-  discover,
-  resolve,
-  read,
-  sink,
-  tools,
+  // The contract's parts, each from its own file (lib/harness/README.md).
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
 })

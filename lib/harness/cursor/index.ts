@@ -15,14 +15,8 @@ export const cursor = defineHarness({
   id: 'cursor',
   name: 'Cursor',
   kind: 'store',
-  store,
   resumeHint: 'agent --resume=<id>',
+  // The contract's parts, each from its own file (lib/harness/README.md).
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
   isOwnBinary,
-  readFlags,
-  writeFlags,
-  discover,
-  resolve,
-  read,
-  sink,
-  tools,
 })

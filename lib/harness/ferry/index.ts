@@ -16,13 +16,8 @@ export const ferry = defineHarness({
   id: 'ferry',
   name: 'ferry interchange stream',
   kind: 'stream',
-  store,
-  readFlags,
-  writeFlags,
-  resolve,
-  read,
-  sink,
+  // The contract's parts, each from its own file (lib/harness/README.md).
+  store, readFlags, writeFlags, resolve, read, sink, tools,
   // One file per session, each written under a temp name and linked into place (sink.ts).
   independentSessions: true,
-  tools,
 })

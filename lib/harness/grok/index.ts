@@ -14,13 +14,7 @@ export const grok = defineHarness({
   id: 'grok',
   name: 'Grok Build',
   kind: 'store',
-  store,
   resumeHint: 'grok --resume <id>',
-  readFlags,
-  writeFlags,
-  discover,
-  resolve,
-  read,
-  sink,
-  tools,
+  // The contract's parts, each from its own file (lib/harness/README.md).
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
 })

@@ -15,15 +15,9 @@ export const opencode = defineHarness({
   id: 'opencode',
   name: 'OpenCode',
   kind: 'store',
-  store,
   resumeHint: 'opencode --session <id>',
   // `--out FILE` is one `opencode export` document.
   oneSessionPerFile: true,
-  readFlags,
-  writeFlags,
-  discover,
-  resolve,
-  read,
-  sink,
-  tools,
+  // The contract's parts, each from its own file (lib/harness/README.md).
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
 })

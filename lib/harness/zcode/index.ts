@@ -15,13 +15,7 @@ export const zcode = defineHarness({
   id: 'zcode',
   name: 'ZCode',
   kind: 'store',
-  store,
   resumeHint: 'zcode --resume <id>',
-  readFlags,
-  writeFlags,
-  discover,
-  resolve,
-  read,
-  sink,
-  tools,
+  // The contract's parts, each from its own file (lib/harness/README.md).
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
 })
