@@ -5,7 +5,7 @@
  * (so a new harness is one folder and one registry line).
  */
 import t from 'tap'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { ROOT } from '../helpers.js'
 
@@ -121,6 +121,44 @@ t.test('harness folders stand alone', async (t) => {
     }
   }
   t.same(bad, [], 'a harness folder imports only its own files, lib/harness/family/, types.ts, session-sink.ts, discovery-cache.ts and the layers below')
+})
+
+/** The one form of a harness folder (lib/harness/README.md): these files, each with its part of the contract. */
+const FORM: Record<string, string[]> = {
+  'index.ts': [],
+  'paths.ts': ['store'],
+  'flags.ts': ['readFlags', 'writeFlags', 'ReadOpts', 'WriteOpts'],
+  'discover.ts': ['discover', 'resolve'],
+  'source.ts': ['read'],
+  'sink.ts': ['sink'],
+  'tools.ts': ['tools'],
+  'README.md': [],
+}
+/** The interchange stream has no store to list (lib/harness/README.md). */
+const FORM_EXCEPTIONS = new Set(['ferry/discover.ts discover'])
+
+t.test('every harness folder has the one form, and its index.ts is one defineHarness of imported names', async (t) => {
+  const folders = readdirSync(join(ROOT, 'lib/harness')).filter((d) => d !== 'family' && statSync(join(ROOT, 'lib/harness', d)).isDirectory())
+  t.same(folders.sort(), harnesses.map((h) => h.id).sort(), 'one folder per registered harness')
+  for (const dir of folders) {
+    const missing: string[] = []
+    for (const [file, names] of Object.entries(FORM)) {
+      const path = join(ROOT, 'lib/harness', dir, file)
+      if (!existsSync(path)) {
+        missing.push(file)
+        continue
+      }
+      const text = readFileSync(path, 'utf8')
+      for (const name of names) {
+        if (FORM_EXCEPTIONS.has(`${dir}/${file} ${name}`)) continue
+        if (!new RegExp(`^export (?:async )?(?:function\\*? |const |type |interface )${name}\\b`, 'm').test(text)) missing.push(`${file}: ${name}`)
+      }
+    }
+    t.same(missing, [], `${dir}: every file of the form, with its exports`)
+    const index = code(`lib/harness/${dir}/index.ts`)
+    t.notMatch(index, /=>|\bfunction\b/, `${dir}/index.ts has no functions`)
+    t.equal(index.match(/defineHarness\(/g)?.length, 1, `${dir}/index.ts is one defineHarness call`)
+  }
 })
 
 /**
