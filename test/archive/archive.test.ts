@@ -8,7 +8,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSyn
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { DuckDBInstance } from '@duckdb/node-api'
-import { FERRY, FIXTURES, ROOT, ferry, jsonl, tempDir } from '../helpers.js'
+import { FERRY, FIXTURES, ROOT, ferry, jsonl, tempDir } from '../kit.js'
 
 process.env.TZ = 'UTC'
 t.setTimeout(10 * 60_000)

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { FIXTURES, ROOT, ferry, tempDir } from '../helpers.js'
+import { FIXTURES, ROOT, ferry, tempDir } from '../kit.js'
 
 export const CLAUDE = '3f1c9a2e-5b7d-4c1e-9a3f-000000000001'
 export const CODEX = '019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b'

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ROOT, ferry, tempDir } from '../helpers.js'
+import { FERRY, ROOT, ferry, tempDir } from '../kit.js'
 import { CLAUDE, PROJECT, archive, dbOf, makeHome, query, generatedHome } from './helpers.js'
 
 t.setTimeout(10 * 60_000)

@@ -4,7 +4,7 @@ import t from 'tap'
 import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { listable, writable } from '../../lib/harness/registry.js'
-import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
+import { FIXTURES, ferry, jsonl, tempDir } from '../kit.js'
 
 function setup(t: { teardown: (fn: () => void) => void }) {
   const home = tempDir(t)

@@ -6,7 +6,7 @@ import t from 'tap'
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, FIXTURES, ferry as run, jsonl, tempDir, type RunOptions, type RunResult } from '../helpers.js'
+import { FERRY, FIXTURES, ferry as run, jsonl, tempDir, type RunOptions, type RunResult } from '../kit.js'
 
 // Many cases, each a child process: at most three at a time, with room for a loaded machine.
 t.setTimeout(20 * 60_000)

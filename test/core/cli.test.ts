@@ -2,7 +2,7 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ferry, jsonl, tempDir } from '../helpers.js'
+import { FERRY, ferry, jsonl, tempDir } from '../kit.js'
 
 function bigStream(n: number): string {
   const sid = 'ferry:big'

@@ -9,7 +9,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TEMP_PREFIX } from '../../lib/io/atomic.js'
-import { FERRY, ROOT, ferry, tempDir } from '../helpers.js'
+import { FERRY, ROOT, ferry, tempDir } from '../kit.js'
 
 const GEN = join(ROOT, 'bench', 'gen.mjs')
 const gen = (home: string, harness: string, sessions: number, seed: string) =>

@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { TEMP_PREFIX } from '../../lib/io/atomic.js'
-import { FERRY, ROOT, ferry, tempDir } from '../helpers.js'
+import { FERRY, ROOT, ferry, tempDir } from '../kit.js'
 
 const SESSIONS = 150
 

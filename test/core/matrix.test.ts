@@ -7,7 +7,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { listable, readable, writable } from '../../lib/harness/registry.js'
-import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
+import { FIXTURES, ferry, jsonl, tempDir } from '../kit.js'
 
 const HOME = join(FIXTURES, 'home')
 /** Harnesses with a store ferry can list and read: each has one sample session in HOME. */

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writable } from '../../lib/harness/registry.js'
 import { collect, context, open, pipeline, sink } from '../../lib/index.js'
-import { ferry, jsonl, tempDir } from '../helpers.js'
+import { ferry, jsonl, tempDir } from '../kit.js'
 // @ts-ignore plain JS fixture builder
 import { makeHome, MARK, png8x8 } from '../../fixtures/fidelity/make-fixtures.mjs'
 // @ts-ignore plain JS fixture builder: plays `opencode import`

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { StoreContext } from '../../lib/context.js'
 import { getHarness, readable } from '../../lib/harness/registry.js'
 import type { WrittenSession } from '../../lib/harness/types.js'
-import { ROOT } from '../helpers.js'
+import { ROOT } from '../kit.js'
 import { contract, type ContractSpec } from './contract.js'
 // @ts-ignore plain JS fixture builder: plays `opencode import` (the real client is never run)
 import { createDb, insertDocument } from '../../fixtures/opencode/opencode-db.mjs'

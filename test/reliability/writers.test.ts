@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ferry, FERRY, FIXTURES, jsonl, tempDir } from '../helpers.js'
+import { ferry, FERRY, FIXTURES, jsonl, tempDir } from '../kit.js'
 
 const HOME = join(FIXTURES, 'home')
 

@@ -7,7 +7,7 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ferry, ROOT, tempDir } from '../helpers.js'
+import { FERRY, ferry, ROOT, tempDir } from '../kit.js'
 import { fixtureSessions, HOME, writeHostile } from './sessions.js'
 
 const sessions = await fixtureSessions()

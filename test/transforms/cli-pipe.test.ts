@@ -6,7 +6,7 @@
 import t from 'tap'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { ferry, FIXTURES, jsonl, tempDir } from '../helpers.js'
+import { ferry, FIXTURES, jsonl, tempDir } from '../kit.js'
 import { pairsIntact } from './records.js'
 
 const HOME = join(FIXTURES, 'home')
