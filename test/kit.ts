@@ -531,10 +531,15 @@ export interface Spawned {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** Starts `node bin/ferry.js ...args` for a test to signal or read as it runs (stdio ignored unless given). */
-export function spawnFerry(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdio?: 'ignore' | 'pipe' } = {}): Spawned {
-  const io = opts.stdio ?? 'ignore'
-  const child = spawn(process.execPath, [FERRY, ...args], { cwd: opts.cwd ?? ROOT, env: cliEnv(opts.env), stdio: ['ignore', io, io] })
+/**
+ * Starts `node bin/ferry.js ...args` for a test to signal or watch as it runs:
+ * stdin, stdout and stderr are ignored unless asked for (`stdin: 'pipe'` to
+ * feed it, `output: 'pipe'` to read it).
+ */
+export function spawnFerry(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'ignore' | 'pipe'; output?: 'ignore' | 'pipe' } = {}): Spawned {
+  const out = opts.output ?? 'ignore'
+  const child = spawn(process.execPath, [FERRY, ...args], { cwd: opts.cwd ?? ROOT, env: cliEnv(opts.env), stdio: [opts.stdin ?? 'ignore', out, out] })
+  child.stdin?.on('error', () => {})
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('close', (code, signal) => res({ code, signal })))
   return { child, exited }
 }

@@ -8,7 +8,7 @@
 //   node test/run.mjs --slow     FULL_ONLY alone (what --full adds; CI runs it after npm test)
 //   node test/run.mjs PATH…      those files, or the files of the set under those directories
 //   node test/run.mjs --list …   print the files it would run, and stop
-// Other arguments go to tap (e.g. --jobs=1, --grep=…).
+// Other arguments go to tap (e.g. --jobs=1, --grep=…); --timeout=N is scaled like the default.
 //
 // Timeouts scale with the machine's load: the factor F is the 1-minute load
 // average over the available cores when the run starts, between 1 and 10
@@ -30,22 +30,13 @@ import { Parser } from 'tap-parser'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 /**
- * The files `npm test` leaves to `npm run test:full`, with why. Chosen by
- * measured time (tap's per-file time in a full run on 2 cores, 6 jobs
- * sharing them; a quiet machine takes about a third): each takes minutes or
- * runs a campaign whose cases the fast set already has one of.
+ * The files `npm test` leaves to `npm run test:full`, with why (PLACEHOLDER: measured times below).
  */
 export const FULL_ONLY = [
-  // Every sample session into every other harness through the CLI (about 25 pairs × 3 processes).
   'test/core/matrix.test.ts',
-  // `ferry continue` from every source into every store target.
   'test/continue/continue-matrix.test.ts',
-  // kill -9 / SIGINT / SIGTERM during runs of 60–150 generated sessions, then re-runs.
   'test/core/kill-durability.test.ts',
-  'test/core/convert-jobs-signals.test.ts',
   'test/archive/archive-kill.test.ts',
-  // The fault suite's long campaigns: seeded mutations of every reader, writers under signals and full disks.
-  'test/reliability/readers.test.ts',
   'test/reliability/writers.test.ts',
 ]
 
@@ -53,7 +44,7 @@ const argv = process.argv.slice(2)
 const mode = argv.includes('--full') ? 'full' : argv.includes('--slow') ? 'slow' : 'fast'
 const listOnly = argv.includes('--list')
 const rest = argv.filter((a) => a !== '--full' && a !== '--slow' && a !== '--list')
-const tapArgs = rest.filter((a) => a.startsWith('-'))
+let tapArgs = rest.filter((a) => a.startsWith('-'))
 const paths = rest.filter((a) => !a.startsWith('-'))
 
 /** Test files under a directory, relative to the root, sorted. */
@@ -113,17 +104,22 @@ if (files.length === 0) {
 const cores = availableParallelism()
 const given = Number(process.env.FERRY_TEST_SLOWDOWN)
 const factor = Number.isFinite(given) && given >= 1 ? given : Math.min(10, Math.max(1, Math.round((loadavg()[0] / cores) * 10) / 10))
-const BASE_TIMEOUT = 300
+// tap's per-file timeout in seconds on a quiet machine (300, or --timeout=N), scaled like every other.
+const givenTimeout = tapArgs.find((a) => a.startsWith('--timeout='))
+const BASE_TIMEOUT = givenTimeout ? Number(givenTimeout.slice('--timeout='.length)) : 300
 const fileTimeout = Math.round(BASE_TIMEOUT * factor)
 console.log(`# ${files.length} test files (${mode} set), load ${loadavg()[0].toFixed(2)} on ${cores} cores: timeouts ×${factor} (${fileTimeout} s a file unless it sets its own)`)
 
 // Two test files per core: most of a test file's time is spent waiting on the
 // ferry processes it starts and on fsync, so one per core left a core idle.
 if (!tapArgs.some((a) => a.startsWith('--jobs') || a.startsWith('-j'))) tapArgs.unshift(`--jobs=${2 * cores}`)
-if (!tapArgs.some((a) => a.startsWith('--timeout') || a.startsWith('-t'))) tapArgs.unshift(`--timeout=${fileTimeout}`)
+tapArgs = tapArgs.filter((a) => !a.startsWith('--timeout='))
+tapArgs.unshift(`--timeout=${fileTimeout}`)
+// The raw TAP the counts come from (kept where FERRY_TEST_TAP names a file).
 const outDir = mkdtempSync(join(tmpdir(), 'ferry-tap-'))
-const rawTap = join(outDir, 'run.tap')
-const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=base', `--output-file=${rawTap}`, ...tapArgs, ...files], {
+const rawTap = process.env.FERRY_TEST_TAP ? resolve(process.env.FERRY_TEST_TAP) : join(outDir, 'run.tap')
+const perFileTap = join(outDir, 'files')
+const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=base', `--output-file=${rawTap}`, `--output-dir=${perFileTap}`, ...tapArgs, ...files], {
   cwd: root,
   stdio: ['inherit', 'inherit', 'inherit'],
   env: {
@@ -138,9 +134,8 @@ const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.m
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => tap.kill(sig))
 
 tap.on('close', (code, signal) => {
-  const text = existsSync(rawTap) ? readFileSync(rawTap, 'utf8') : ''
+  const { perFile, other } = count(existsSync(rawTap) ? readFileSync(rawTap, 'utf8') : '', files, perFileTap)
   rmSync(outDir, { recursive: true, force: true })
-  const { perFile, other } = count(text)
   let pass = 0
   let fail = 0
   let skip = 0
@@ -186,62 +181,70 @@ tap.on('close', (code, signal) => {
 })
 
 /**
- * Counts the raw TAP of a run: per test file (a top-level subtest) its
- * passing, failing and skipped assertions at any depth (the closing points
- * of subtests are not assertions), whether it closed and how, whether it
- * timed out, and the file's own timeout if it set one through the kit.
+ * Counts a run. Each file's assertions come from its own raw TAP (what the
+ * test process printed, saved by tap's --output-dir even when the process was
+ * killed): passing, failing and skipped assertions at any depth (the closing
+ * lines of subtests are not assertions), and the file's own timeout if it set
+ * one through the kit. Whether the file ended well comes from the run's TAP
+ * (--output-file): its closing line, or tap's `timeout!` naming it.
  */
-function count(text) {
-  const perFile = new Map()
+function count(runTap, files, dir) {
+  const status = new Map()
   const other = []
-  const entry = (name) => {
-    if (!perFile.has(name)) perFile.set(name, { pass: 0, fail: 0, skip: 0, failures: [], closed: false, ok: null, diag: null, timedOut: false })
-    return perFile.get(name)
+  const p = new Parser()
+  p.on('assert', (res) => {
+    // A file tap timed out may close with `not ok - timeout!` naming it in `expired` instead of its own line.
+    const expired = typeof res.diag?.expired === 'string' && res.diag.expired !== 'TAP' ? res.diag.expired : null
+    if (expired && /timeout/i.test(res.name)) {
+      status.set(expired, { closed: true, ok: false, diag: res.diag, timedOut: true })
+      return
+    }
+    if (res.closingTestPoint || files.includes(res.name)) {
+      const timedOut = !res.ok && (res.diag?.signal === 'SIGALRM' || /timeout/i.test(res.diag?.message ?? ''))
+      status.set(res.name, { closed: true, ok: res.ok, diag: res.diag, timedOut })
+      return
+    }
+    if (!res.ok && !res.todo && !res.skip) other.push(`${res.name}${res.diag ? ` ${JSON.stringify(res.diag)}` : ''}`)
+  })
+  p.on('bailout', (reason) => other.push(`bail out: ${reason}`))
+  p.end(runTap)
+
+  const perFile = new Map()
+  for (const f of files) {
+    const raw = join(dir, `${f}.tap`)
+    const st = status.get(f)
+    if (!st && !existsSync(raw)) continue
+    const r = { pass: 0, fail: 0, skip: 0, failures: [], closed: false, ok: null, diag: null, timedOut: false, ...st }
+    if (st?.timedOut) r.timedOut = true
+    if (existsSync(raw)) assertions(readFileSync(raw, 'utf8'), r)
+    perFile.set(f, r)
   }
-  const watch = (parser, f, path) => {
+  return { perFile, other }
+}
+
+/** Adds the assertions of one test process's TAP to `r`. */
+function assertions(text, r) {
+  const watch = (parser, path) => {
     parser.on('comment', (c) => {
       const m = /ferry-timeout (\d+) ([\d.]+)/.exec(c)
       if (m) {
-        f.timeoutMs = Number(m[1])
-        f.timeoutFactor = Number(m[2])
+        r.timeoutMs = Number(m[1])
+        r.timeoutFactor = Number(m[2])
       }
     })
     parser.on('assert', (res) => {
-      if (res.closingTestPoint) return
-      if (res.todo) return
-      if (res.skip) f.skip++
-      else if (res.ok) f.pass++
+      if (res.closingTestPoint || res.todo) return
+      if (res.skip) r.skip++
+      else if (res.ok) r.pass++
       else {
-        f.fail++
-        f.failures.push([...path, res.name].filter(Boolean).join(' > ') || '(unnamed)')
-        if (res.name === 'timeout!' || res.diag?.signal === 'SIGALRM') f.timedOut = true
+        r.fail++
+        r.failures.push([...path, res.name].filter(Boolean).join(' > ') || '(unnamed)')
+        if (res.name === 'timeout!' || res.diag?.signal === 'SIGALRM') r.timedOut = true
       }
     })
-    parser.on('child', (c) => watch(c, f, [...path, c.name]))
+    parser.on('child', (c) => watch(c, [...path, c.name]))
   }
   const p = new Parser()
-  p.on('child', (c) => watch(c, entry(c.name), []))
-  p.on('assert', (res) => {
-    if (res.closingTestPoint || perFile.has(res.name)) {
-      const f = entry(res.name)
-      f.closed = true
-      f.ok = res.ok
-      f.diag = res.diag
-      if (!res.ok && (res.diag?.signal === 'SIGALRM' || /timeout/i.test(res.diag?.message ?? ''))) f.timedOut = true
-      return
-    }
-    if (res.ok || res.todo || res.skip) return
-    // A runner-level failure: a time-out names the file it expired.
-    const named = res.diag?.expired ?? res.diag?.test
-    if (typeof named === 'string' && perFile.has(named)) {
-      const f = perFile.get(named)
-      f.ok = false
-      if (/timeout/i.test(res.name)) f.timedOut = true
-      return
-    }
-    other.push(`${res.name}${res.diag ? ` ${JSON.stringify(res.diag)}` : ''}`)
-  })
-  p.on('bailout', (reason) => other.push(`bail out: ${reason}`))
+  watch(p, [])
   p.end(text)
-  return { perFile, other }
 }

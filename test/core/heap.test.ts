@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { FERRY, ROOT, tempDir } from '../kit.js'
+import { FERRY, ROOT, tempDir } from '../helpers.js'
 
 t.setTimeout(5 * 60_000)
 
