@@ -30,14 +30,27 @@ import { Parser } from 'tap-parser'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 /**
- * The files `npm test` leaves to `npm run test:full`, with why (PLACEHOLDER: measured times below).
+ * The files `npm test` leaves to `npm run test:full`, with why. Chosen by
+ * measured cost: CPU seconds of the file and the ferry processes it starts
+ * (/usr/bin/time over `tap FILE`, 2 files at a time on 2 busy cores), and in
+ * brackets its wall time there. All 83 files: 722 CPU-s; these seven: 177;
+ * the fast set: 545 (about 4.5 minutes on two quiet cores).
  */
 export const FULL_ONLY = [
+  // Every sample session converted into every other harness and read back: ~25 pairs × 3 processes. 76 s (217 s).
   'test/core/matrix.test.ts',
+  // `ferry continue` from every sample session into every store target. 21 s (133 s).
   'test/continue/continue-matrix.test.ts',
+  // kill -9, SIGINT and SIGTERM during 120–150-session exports, byte-compared with an uninterrupted run, then re-runs. 24 s (56 s).
   'test/core/kill-durability.test.ts',
+  // kill -9 during `archive` (one thread and --jobs 2) over 60 and 150 generated sessions, then re-runs. 12 s (48 s).
   'test/archive/archive-kill.test.ts',
+  // The fault suite's writers: signals mid-write, a full tmpfs, concurrent writers, closed pipes. 16 s (37 s).
   'test/reliability/writers.test.ts',
+  // `archive --jobs 2` against --jobs 1 on 9 MB sessions, megabyte lines and every UTF-8 width. 15 s (75 s).
+  'test/archive/readers.test.ts',
+  // npm pack, npm install of the tarball (from the registry when the cache lacks a dependency), npx ferry. 15 s (39 s).
+  'test/core/package.test.ts',
 ]
 
 const argv = process.argv.slice(2)

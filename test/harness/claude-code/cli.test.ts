@@ -2,6 +2,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FIXTURE, ferry, jsonl, kit, longLineSession, tempDir } from '../../kit.js'
+
 const { home: FIXTURE_HOME, project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID, long: LONG_ID } = FIXTURE.claudeCode
 const cc = kit('claude-code')
 

@@ -6,6 +6,7 @@ import { createContext } from '../../../lib/context.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
 import type { SessionInfo } from '../../../lib/harness/types.js'
 import { FIXTURE, kit, tempDir } from '../../kit.js'
+
 const { home: FIXTURE_HOME, project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID, agent: AGENT_ID } = FIXTURE.claudeCode
 const cc = kit('claude-code')
 

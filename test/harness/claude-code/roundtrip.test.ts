@@ -3,6 +3,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import type { FerryRecord } from '../../../lib/model.js'
 import { FIXTURE, kit, tempDir } from '../../kit.js'
+
 const { home: FIXTURE_HOME, project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID } = FIXTURE.claudeCode
 const cc = kit('claude-code')
 

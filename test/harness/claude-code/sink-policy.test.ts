@@ -7,6 +7,7 @@ import { Readable } from 'node:stream'
 import { collect, concatSources, context, NotWrittenError, open, pipeline, sink, type FerryRecord } from '../../../lib/index.js'
 import { FIXTURE, complete, kit, tempDir } from '../../kit.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
+
 const { project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID, agent: AGENT_ID } = FIXTURE.claudeCode
 const cc = kit('claude-code')
 

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FerryRecord } from '../../../lib/model.js'
 import { kit, lines, tempDir } from '../../kit.js'
+
 const cc = kit('claude-code')
 
 const S = 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b'

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { BoundaryRec, EndRec, FerryRecord, MessageRec, NativeRec, SessionRec, ToolResultBlock } from '../../../lib/model.js'
 import { claudeCode } from '../../../lib/harness/claude-code/index.js'
 import { FIXTURE, kit, longLineSession } from '../../kit.js'
+
 const { home: FIXTURE_HOME, project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID, agent: AGENT_ID, long: LONG_ID } = FIXTURE.claudeCode
 const cc = kit('claude-code')
 

@@ -3,6 +3,7 @@ import t from 'tap'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FIXTURE, FIXTURES, ferry, jsonl, kit, rollouts, tempDir, zstd } from '../../kit.js'
+
 const { classic: CLASSIC_ID } = FIXTURE.codex
 const cx = kit('codex')
 

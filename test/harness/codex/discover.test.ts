@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { codex } from '../../../lib/harness/codex/index.js'
 import type { SessionInfo } from '../../../lib/harness/types.js'
 import { FIXTURE, kit, rollouts, zstd } from '../../kit.js'
+
 const { classic: CLASSIC_ID, codemode: CODEMODE_ID, archived: ARCHIVED_ID } = FIXTURE.codex
 const cx = kit('codex')
 

@@ -12,6 +12,7 @@ import { parseJsonLine } from '../../../lib/io/line-file.js'
 import { parseJsonBytes } from '../../../lib/io/json-bytes.js'
 import type { MessageRec } from '../../../lib/model.js'
 import { kit, rollouts, tempDir } from '../../kit.js'
+
 const cx = kit('codex')
 
 const MB = 1024 * 1024

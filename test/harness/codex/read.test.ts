@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { FerryError } from '../../../lib/errors.js'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
 import { FIXTURE, kit, rollouts, tempDir, zstd } from '../../kit.js'
+
 const { classic: CLASSIC_ID, codemode: CODEMODE_ID, legacy: LEGACY_ID } = FIXTURE.codex
 const cx = kit('codex')
 

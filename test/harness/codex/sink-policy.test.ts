@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { concatSources, context, NotWrittenError, open, pipeline, sink } from '../../../lib/index.js'
 import type { WrittenSession } from '../../../lib/harness/types.js'
 import { FIXTURE, kit, rollouts, tempDir } from '../../kit.js'
+
 const { classic: CLASSIC_ID, codemode: CODEMODE_ID } = FIXTURE.codex
 const cx = kit('codex')
 

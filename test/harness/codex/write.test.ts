@@ -6,6 +6,7 @@ import type { FerryRecord, MessageRec } from '../../../lib/model.js'
 import { derivedUuidV7, isUuid } from '../../../lib/harness/codex/ids.js'
 import { rolloutRelPath } from '../../../lib/harness/codex/paths.js'
 import { FIXTURE, kit, rollouts, tempDir, zstd } from '../../kit.js'
+
 const { classic: CLASSIC_ID, codemode: CODEMODE_ID, legacy: LEGACY_ID } = FIXTURE.codex
 const cx = kit('codex')
 
