@@ -1,13 +1,105 @@
 #!/usr/bin/env node
-// The test command (npm test): builds (tsc, then the CLI bundle), runs every tap test, and ends with the
-// plain closing line `N passed, N failed` that CI's log reader looks for
-// (tap's own summary line is not one it recognises).
+// The test command. Builds (tsc, then the CLI bundle), runs the tap tests and
+// ends with the plain closing line `N passed, N failed` that CI's log reader
+// looks for.
+//
+//   node test/run.mjs            the fast set (npm test): every test file but the FULL_ONLY ones
+//   node test/run.mjs --full     everything: the fast set and FULL_ONLY (npm run test:full)
+//   node test/run.mjs --slow     FULL_ONLY alone (what --full adds; CI runs it after npm test)
+//   node test/run.mjs PATH…      those files, or the files of the set under those directories
+//   node test/run.mjs --list …   print the files it would run, and stop
+// Other arguments go to tap (e.g. --jobs=1, --grep=…); --timeout=N is scaled like the default.
+//
+// Timeouts scale with the machine's load: the factor F is the 1-minute load
+// average over the available cores when the run starts, between 1 and 10
+// (FERRY_TEST_SLOWDOWN, when set, is used as it is). tap's per-file timeout is
+// 300 s × F, and the tests read F from FERRY_TEST_SLOWDOWN (test/kit.ts
+// multiplies its spawn timeouts and file timeouts by it).
+//
+// The counts come from tap's raw TAP (--output-file), parsed assertion by
+// assertion, never from the reporter's summary: every file's passing and
+// failing assertions count, a file that crashed, timed out or never reported
+// counts as at least one failure, and its time-out is worded with its limit.
 import { spawn, spawnSync } from 'node:child_process'
-import { availableParallelism } from 'node:os'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Parser } from 'tap-parser'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/**
+ * The files `npm test` leaves to `npm run test:full`, with why. Chosen by
+ * measured cost: CPU seconds of the file and the ferry processes it starts
+ * (/usr/bin/time over `tap FILE`, 2 files at a time on 2 busy cores), and in
+ * brackets its wall time there. All 83 files: 722 CPU-s; these seven: 177;
+ * the fast set: 545 (about 4.5 minutes on two quiet cores).
+ */
+export const FULL_ONLY = [
+  // Every sample session converted into every other harness and read back: ~25 pairs × 3 processes. 76 s (217 s).
+  'test/core/matrix.test.ts',
+  // `ferry continue` from every sample session into every store target. 21 s (133 s).
+  'test/continue/continue-matrix.test.ts',
+  // kill -9, SIGINT and SIGTERM during 120–150-session exports, byte-compared with an uninterrupted run, then re-runs. 24 s (56 s).
+  'test/core/kill-durability.test.ts',
+  // kill -9 during `archive` (one thread and --jobs 2) over 60 and 150 generated sessions, then re-runs. 12 s (48 s).
+  'test/archive/archive-kill.test.ts',
+  // The fault suite's writers: signals mid-write, a full tmpfs, concurrent writers, closed pipes. 16 s (37 s).
+  'test/reliability/writers.test.ts',
+  // `archive --jobs 2` against --jobs 1 on 9 MB sessions, megabyte lines and every UTF-8 width. 15 s (75 s).
+  'test/archive/readers.test.ts',
+  // npm pack, npm install of the tarball (from the registry when the cache lacks a dependency), npx ferry. 15 s (39 s).
+  'test/core/package.test.ts',
+]
+
+const argv = process.argv.slice(2)
+const mode = argv.includes('--full') ? 'full' : argv.includes('--slow') ? 'slow' : 'fast'
+const listOnly = argv.includes('--list')
+const rest = argv.filter((a) => a !== '--full' && a !== '--slow' && a !== '--list')
+let tapArgs = rest.filter((a) => a.startsWith('-'))
+const paths = rest.filter((a) => !a.startsWith('-'))
+
+/** Test files under a directory, relative to the root, sorted. */
+function testFiles(dir) {
+  const out = []
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    if (e.isDirectory()) out.push(...testFiles(p))
+    else if (e.name.endsWith('.test.ts')) out.push(relative(root, p))
+  }
+  return out.sort()
+}
+
+const full = new Set(FULL_ONLY)
+const inSet = (f) => (mode === 'full' ? true : mode === 'slow' ? full.has(f) : !full.has(f))
+const missing = FULL_ONLY.filter((f) => !existsSync(join(root, f)))
+if (missing.length) {
+  console.log(`test/run.mjs: FULL_ONLY names files that do not exist: ${missing.join(', ')}`)
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+let files = []
+if (paths.length === 0) files = testFiles(join(root, 'test')).filter(inSet)
+for (const p of paths) {
+  const abs = resolve(p)
+  if (!existsSync(abs)) {
+    console.log(`test/run.mjs: no such file or directory: ${p}`)
+    console.log('0 passed, 1 failed')
+    process.exit(1)
+  }
+  // A file named is run whatever its set; a directory gives the files of the set under it.
+  if (statSync(abs).isDirectory()) files.push(...testFiles(abs).filter(inSet))
+  else files.push(relative(root, abs))
+}
+files = [...new Set(files)]
+
+if (listOnly) {
+  for (const f of files) console.log(f)
+  process.exit(0)
+}
+
+const started = Date.now()
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { stdio: 'inherit' })
 const bundle = tsc.status === 0 ? spawnSync(process.execPath, [join(root, 'scripts/bundle.mjs')], { stdio: 'inherit' }) : tsc
 if (tsc.status !== 0 || bundle.status !== 0) {
@@ -15,30 +107,160 @@ if (tsc.status !== 0 || bundle.status !== 0) {
   console.log('0 passed, 1 failed')
   process.exit(1)
 }
+if (files.length === 0) {
+  console.log('no test files selected')
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
 
-const args = process.argv.slice(2)
+// The load factor: how much slower than a quiet machine this one is now.
+const cores = availableParallelism()
+const given = Number(process.env.FERRY_TEST_SLOWDOWN)
+const factor = Number.isFinite(given) && given >= 1 ? given : Math.min(10, Math.max(1, Math.round((loadavg()[0] / cores) * 10) / 10))
+// tap's per-file timeout in seconds on a quiet machine (300, or --timeout=N), scaled like every other.
+const givenTimeout = tapArgs.find((a) => a.startsWith('--timeout='))
+const BASE_TIMEOUT = givenTimeout ? Number(givenTimeout.slice('--timeout='.length)) : 300
+const fileTimeout = Math.round(BASE_TIMEOUT * factor)
+console.log(`# ${files.length} test files (${mode} set), load ${loadavg()[0].toFixed(2)} on ${cores} cores: timeouts ×${factor} (${fileTimeout} s a file unless it sets its own)`)
+
 // Two test files per core: most of a test file's time is spent waiting on the
-// ferry processes it starts and on fsync, so one per core left a core idle
-// (16.7 CPU-min in 13.7 min wall; with two per core, 8.6 min wall).
-if (!args.some((a) => a.startsWith('--jobs') || a.startsWith('-j'))) args.unshift(`--jobs=${2 * availableParallelism()}`)
-const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=base', ...args], {
+// ferry processes it starts and on fsync, so one per core left a core idle.
+if (!tapArgs.some((a) => a.startsWith('--jobs') || a.startsWith('-j'))) tapArgs.unshift(`--jobs=${2 * cores}`)
+tapArgs = tapArgs.filter((a) => !a.startsWith('--timeout='))
+tapArgs.unshift(`--timeout=${fileTimeout}`)
+// The raw TAP the counts come from (kept where FERRY_TEST_TAP names a file).
+const outDir = mkdtempSync(join(tmpdir(), 'ferry-tap-'))
+const rawTap = process.env.FERRY_TEST_TAP ? resolve(process.env.FERRY_TEST_TAP) : join(outDir, 'run.tap')
+const perFileTap = join(outDir, 'files')
+const tap = spawn(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=base', `--output-file=${rawTap}`, `--output-dir=${perFileTap}`, ...tapArgs, ...files], {
   cwd: root,
-  stdio: ['inherit', 'pipe', 'inherit'],
-  // Off a terminal (CI's log), tap's reporter must not redraw: with CI set it
-  // prints each line once instead of cursor-movement codes.
-  env: { ...process.env, FORCE_COLOR: '0', ...(process.stdout.isTTY ? {} : { CI: process.env.CI ?? 'true' }) },
+  stdio: ['inherit', 'inherit', 'inherit'],
+  env: {
+    ...process.env,
+    FERRY_TEST_SLOWDOWN: String(factor),
+    FORCE_COLOR: '0',
+    // Off a terminal (CI's log), tap's reporter must not redraw: with CI set it
+    // prints each line once instead of cursor-movement codes.
+    ...(process.stdout.isTTY ? {} : { CI: process.env.CI ?? 'true' }),
+  },
 })
-let tail = ''
-tap.stdout.on('data', (b) => {
-  process.stdout.write(b)
-  tail = (tail + b.toString()).slice(-4000)
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => tap.kill(sig))
+
+tap.on('close', (code, signal) => {
+  const { perFile, other } = count(existsSync(rawTap) ? readFileSync(rawTap, 'utf8') : '', files, perFileTap)
+  rmSync(outDir, { recursive: true, force: true })
+  let pass = 0
+  let fail = 0
+  let skip = 0
+  let todo = 0
+  const problems = []
+  for (const f of files) {
+    const r = perFile.get(f)
+    if (!r) {
+      fail++
+      problems.push(`${f}: never reported a result (crashed before its first line, or the run was stopped)`)
+      continue
+    }
+    pass += r.pass
+    skip += r.skip
+    todo += r.todo
+    const failed = r.fail > 0 || r.ok === false || !r.closed
+    // A file that crashed or timed out is a failure even when none of its assertions failed.
+    fail += failed ? Math.max(1, r.fail) : 0
+    if (!failed) continue
+    const why = []
+    if (r.timedOut) {
+      const ms = r.timeoutMs ?? fileTimeout * 1000
+      const f0 = r.timeoutFactor ?? factor
+      why.push(`timed out after ${Math.round(ms / 1000)}s (×${f0} for load)`)
+    } else if (!r.closed) why.push('ended without its closing result (killed or crashed)')
+    else if (r.ok === false && r.fail === 0) why.push(`the process failed${r.diag?.exitCode != null ? ` with exit code ${r.diag.exitCode}` : ''}${r.diag?.signal ? ` on ${r.diag.signal}` : ''}`)
+    if (r.fail) why.push(`${r.fail} failed assertion${r.fail === 1 ? '' : 's'}: ${r.failures.slice(0, 5).join('; ')}${r.failures.length > 5 ? '; …' : ''}`)
+    problems.push(`${f}: ${why.join('; ')}`)
+  }
+  for (const o of other) {
+    fail++
+    problems.push(o)
+  }
+  if (code !== 0 && fail === 0) {
+    fail++
+    problems.push(`tap exited with ${code ?? signal} although no test failed`)
+  }
+  if (problems.length) {
+    console.log('\n# failures')
+    for (const p of problems) console.log(`FAIL ${p}`)
+  }
+  console.log(`# ${files.length} files, ${skip} skipped, ${todo} todo (known gaps, not counted), wall ${Math.round((Date.now() - started) / 1000)}s, timeouts ×${factor}`)
+  console.log(`${pass} passed, ${fail} failed`)
+  process.exit(fail > 0 ? (code && code !== 0 ? code : 1) : 0)
 })
-tap.on('close', (code) => {
-  // tap ends with "# { total: N, pass: P, fail: F, ... }" (base reporter: "# { total: …").
-  const m = /\{\s*total:\s*(\d+),\s*pass:\s*(\d+)(?:,\s*fail:\s*(\d+))?/.exec(tail.replace(/\x1b\[[0-9;]*m/g, ''))
-  const pass = m ? Number(m[2]) : 0
-  const fail = m ? Number(m[3] ?? 0) : 1
-  const failed = fail + (code !== 0 && fail === 0 ? 1 : 0)
-  console.log(`${pass} passed, ${failed} failed`)
-  process.exit(code ?? 1)
-})
+
+/**
+ * Counts a run. Each file's assertions come from its own raw TAP (what the
+ * test process printed, saved by tap's --output-dir even when the process was
+ * killed): passing, failing and skipped assertions at any depth (the closing
+ * lines of subtests are not assertions), and the file's own timeout if it set
+ * one through the kit. Whether the file ended well comes from the run's TAP
+ * (--output-file): its closing line, or tap's `timeout!` naming it.
+ */
+function count(runTap, files, dir) {
+  const status = new Map()
+  const other = []
+  const p = new Parser()
+  p.on('assert', (res) => {
+    // A file tap timed out may close with `not ok - timeout!` naming it in `expired` instead of its own line.
+    const expired = typeof res.diag?.expired === 'string' && res.diag.expired !== 'TAP' ? res.diag.expired : null
+    if (expired && /timeout/i.test(res.name)) {
+      status.set(expired, { closed: true, ok: false, diag: res.diag, timedOut: true })
+      return
+    }
+    if (res.closingTestPoint || files.includes(res.name)) {
+      const timedOut = !res.ok && (res.diag?.signal === 'SIGALRM' || /timeout/i.test(res.diag?.message ?? ''))
+      status.set(res.name, { closed: true, ok: res.ok, diag: res.diag, timedOut })
+      return
+    }
+    if (!res.ok && !res.todo && !res.skip) other.push(`${res.name}${res.diag ? ` ${JSON.stringify(res.diag)}` : ''}`)
+  })
+  p.on('bailout', (reason) => other.push(`bail out: ${reason}`))
+  p.end(runTap)
+
+  const perFile = new Map()
+  for (const f of files) {
+    const raw = join(dir, `${f}.tap`)
+    const st = status.get(f)
+    if (!st && !existsSync(raw)) continue
+    const r = { pass: 0, fail: 0, skip: 0, todo: 0, failures: [], closed: false, ok: null, diag: null, timedOut: false, ...st }
+    if (st?.timedOut) r.timedOut = true
+    if (existsSync(raw)) assertions(readFileSync(raw, 'utf8'), r)
+    perFile.set(f, r)
+  }
+  return { perFile, other }
+}
+
+/** Adds the assertions of one test process's TAP to `r`. */
+function assertions(text, r) {
+  const watch = (parser, path) => {
+    parser.on('comment', (c) => {
+      const m = /ferry-timeout (\d+) ([\d.]+)/.exec(c)
+      if (m) {
+        r.timeoutMs = Number(m[1])
+        r.timeoutFactor = Number(m[2])
+      }
+    })
+    parser.on('assert', (res) => {
+      if (res.closingTestPoint) return
+      if (res.todo) r.todo++
+      else if (res.skip) r.skip++
+      else if (res.ok) r.pass++
+      else {
+        r.fail++
+        r.failures.push([...path, res.name].filter(Boolean).join(' > ') || '(unnamed)')
+        if (res.name === 'timeout!' || res.diag?.signal === 'SIGALRM') r.timedOut = true
+      }
+    })
+    parser.on('child', (c) => watch(c, [...path, c.name]))
+  }
+  const p = new Parser()
+  watch(p, [])
+  p.end(text)
+}

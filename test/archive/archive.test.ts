@@ -3,17 +3,17 @@
 // Codex with an archived rollout, OpenCode's SQLite database, Grok), laid out
 // as the agents lay them out in a temp HOME, through real child processes.
 import t from 'tap'
-import { spawn, spawnSync } from 'node:child_process'
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { DuckDBInstance } from '@duckdb/node-api'
-import { FERRY, FIXTURES, ROOT, ferry, jsonl, tempDir } from '../helpers.js'
+import { ferry, fileTimeout, FIXTURES, jsonl, ROOT, tempDir } from '../kit.js'
 
 process.env.TZ = 'UTC'
-t.setTimeout(10 * 60_000)
+fileTimeout(t, 10 * 60_000)
 
-import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, dbOf, makeHome, query, generatedHome } from './helpers.js'
+import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, consistent, dbOf, makeHome, query, generatedHome } from './helpers.js'
 
 /** Records a reader gives for a session (its sub-agents' included), headers and ends left out. */
 async function readerRecords(home: string, sid: string): Promise<any[]> {
@@ -169,47 +169,17 @@ t.test('a corrupt session is reported with file and line and skipped; the others
   t.equal(again.sum.records.added, 0, 'and nothing duplicated')
 })
 
-t.test('kill -9 during archive, then a re-run: integrity ok and the counts right; two runs at once', async (t) => {
-  const { dir, home } = generatedHome(t, 60, 'archive-test')
+t.test('two archive runs at once: nothing lost, nothing doubled; a run that cannot get the lock says so', async (t) => {
+  const { dir, home } = generatedHome(t, 20, 'archive-both')
   const reference = join(dir, 'ref.db')
   const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json'])
   t.equal(ref.code, 0, ref.stderr)
   const want = query<{ s: number; r: number }>(reference, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r')[0]!
-  t.ok(want.s >= 60 && want.r > 60 * 15, `reference: ${want.s} sessions, ${want.r} records`)
-
-  const db = join(dir, 'killed.db')
-  const records = () => {
-    try {
-      return query<{ n: number }>(db, 'SELECT count(*) AS n FROM records')[0]!.n
-    } catch {
-      return 0 // Schema not there yet.
-    }
-  }
-  let partial = -1
-  // First kill once a batch is committed (mid-run); the second at a fixed moment, wherever the run is.
-  for (const when of ['first-batch', 400] as const) {
-    const child = spawn(process.execPath, [FERRY, '--home', home, '--db', db, 'archive', '--json'], { stdio: 'ignore' })
-    // Listened for at once: a fast run may be over before the kill, and its 'close' must not be missed.
-    const closed = new Promise((r) => child.once('close', r))
-    const t0 = Date.now()
-    if (when === 'first-batch') while (Date.now() - t0 < 60_000 && !(existsSync(db) && records() > 0)) await new Promise((r) => setTimeout(r, 20))
-    else await new Promise((r) => setTimeout(r, when))
-    child.kill('SIGKILL')
-    await closed
-    t.same(query(db, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }], `integrity after kill -9 (${when})`)
-    if (partial < 0) partial = records()
-  }
-  t.ok(partial > 0 && partial < want.r, `the first kill came mid-way (${partial} of ${want.r} records)`)
-  const rerun = await ferry(['--home', home, '--db', db, 'archive', '--json'])
-  t.equal(rerun.code, 0, rerun.stderr)
-  t.same(query(db, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r'), [want], 'the re-run finished the job')
-  t.same(query(db, 'SELECT (SELECT count(*) FROM fts WHERE rowid > 0) AS n'), query(reference, 'SELECT (SELECT count(*) FROM fts WHERE rowid > 0) AS n'), 'the index too')
-
   const both = join(dir, 'both.db')
   const [a, b] = await Promise.all([ferry(['--home', home, '--db', both, 'archive', '--json']), ferry(['--home', home, '--db', both, 'archive', '--json'])])
   t.equal(a.code, 0, a.stderr)
   t.equal(b.code, 0, b.stderr)
-  t.same(query(both, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }])
+  consistent(t, both, 'after two runs at once')
   t.same(query(both, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r'), [want], 'two runs at once: nothing lost, nothing doubled')
 
   // A run that cannot get the lock in time says so clearly.

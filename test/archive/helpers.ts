@@ -1,23 +1,20 @@
-/** The fixture HOME of the archive tests, and how they run and query it. */
-import { spawnSync } from 'node:child_process'
+/** The fixture HOME of the archive tests, and how they run, query and check it (built on test/kit.ts). */
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { FIXTURES, ROOT, ferry, tempDir } from '../helpers.js'
+import { FIXTURE, FIXTURES, ferry, gen, sampleHome, tempDir } from '../kit.js'
 
-export const CLAUDE = '3f1c9a2e-5b7d-4c1e-9a3f-000000000001'
-export const CODEX = '019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b'
+export const CLAUDE = FIXTURE.claudeCode.feature
+export const CODEX = FIXTURE.codex.classic
 export const PROJECT = '.claude/projects/-home-dev-demo-app'
 export const ROLLOUT = '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl'
 
 /** A HOME holding every harness's fixture store (the torn-line fixture session left out: it has its own test). */
 export function makeHome(t: Parameters<typeof tempDir>[0]): string {
-  const dir = tempDir(t, 'ferry-archive-')
-  const home = join(dir, 'home')
-  cpSync(join(FIXTURES, 'home'), home, { recursive: true })
+  const home = sampleHome(t)
   cpSync(join(FIXTURES, 'claude-code', 'home'), home, { recursive: true })
   cpSync(join(FIXTURES, 'codex', 'classic'), home, { recursive: true })
-  rmSync(join(home, PROJECT, '7c1e4b2d-9f3a-4e5b-8c7d-000000000002.jsonl'))
+  rmSync(join(home, PROJECT, `${FIXTURE.claudeCode.damaged}.jsonl`))
   return home
 }
 
@@ -37,12 +34,26 @@ export function query<T = Record<string, unknown>>(db: string, sql: string, ...a
   }
 }
 
+/**
+ * An archive that is consistent whenever a run stopped (kill -9 included):
+ * SQLite's integrity check passes, every record belongs to a session row,
+ * and every session the run finished (it has its fingerprint) holds exactly
+ * the records it counted.
+ */
+export function consistent(t: { same: (a: unknown, b: unknown, m?: string) => unknown }, db: string, when: string): void {
+  t.same(query(db, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }], `integrity ${when}`)
+  t.same(query(db, 'SELECT DISTINCT sid FROM records WHERE sid NOT IN (SELECT sid FROM sessions)'), [], `${when}: no record without its session`)
+  t.same(
+    query(db, 'SELECT sid, record_count, (SELECT count(*) FROM records r WHERE r.sid = s.sid) AS n FROM sessions s WHERE fingerprint IS NOT NULL AND record_count <> (SELECT count(*) FROM records r WHERE r.sid = s.sid)'),
+    [],
+    `${when}: every finished session holds the records it counted`,
+  )
+}
 
 /** A temp folder with a HOME of generated Claude Code sessions (bench/gen.mjs, deterministic), and that HOME. */
 export function generatedHome(t: Parameters<typeof tempDir>[0], sessions: number, seed: string): { dir: string; home: string } {
   const dir = tempDir(t, 'ferry-archive-gen-')
   const home = join(dir, 'home')
-  const gen = spawnSync(process.execPath, [join(ROOT, 'bench', 'gen.mjs'), '--harness', 'claude', '--out', home, '--sessions', String(sessions), '--lines-per-session', '30', '--quiet', '--seed', seed])
-  if (gen.status !== 0) throw new Error(`gen.mjs failed: ${String(gen.stderr)}`)
+  gen(home, { harness: 'claude', sessions, lines: 30, seed })
   return { dir, home }
 }

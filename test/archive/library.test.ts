@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { collect, context, discover, getHarness, harnesses, open, openArchive, search, syncArchive, Diagnostics, type SyncSource } from '../../lib/index.js'
 import { MARK_OPEN } from '../../lib/archive/search.js'
 import type { ArchiveDb } from '../../lib/archive/store/db.js'
-import { FIXTURES, tempDir } from '../helpers.js'
+import { FIXTURES, tempDir } from '../kit.js'
 
 const matches = (db: ArchiveDb) => db.prepare("SELECT rowid FROM fts WHERE fts MATCH 'codex' ORDER BY rowid").pluck().all()
 const ftsSql = (db: ArchiveDb) => (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'fts'").get() as { sql: string }).sql

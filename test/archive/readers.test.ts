@@ -4,14 +4,14 @@
 // is reported and skipped the same way; kill -9 mid-run leaves a sound
 // database that a re-run completes.
 import t from 'tap'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ROOT, ferry, tempDir } from '../helpers.js'
-import { CLAUDE, PROJECT, archive, dbOf, makeHome, query, generatedHome } from './helpers.js'
+import { ferry, fileTimeout, ROOT, tempDir } from '../kit.js'
+import { CLAUDE, PROJECT, archive, dbOf, makeHome, query } from './helpers.js'
 
-t.setTimeout(10 * 60_000)
+fileTimeout(t, 10 * 60_000)
 
 /** Everything an archive holds that does not depend on when it was made. */
 function contents(db: string) {
@@ -142,35 +142,6 @@ t.test('--jobs 2: a session with a bad line and one whose file is cut are report
   t.ok(two.stderr.split('\n').some((l) => l.includes(`"file":"${bad}"`) && l.includes('"line":2')), 'the bad line located')
   t.notMatch(two.stderr, /\n\s+at /, 'no stack trace')
   t.same(contents(join(home, 'two.db')), contents(join(home, 'one.db')), 'what was archived is the same')
-})
-
-t.test('kill -9 during archive --jobs 2: integrity ok, and a re-run finishes the job', async (t) => {
-  const { dir, home } = generatedHome(t, 150, 'archive-readers')
-  const reference = join(dir, 'ref.db')
-  const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json', '--jobs', '1'])
-  t.equal(ref.code, 0, ref.stderr)
-  const counts = (db: string) => query(db, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r, (SELECT count(*) FROM fts WHERE rowid > 0) AS f')
-  const db = join(dir, 'killed.db')
-  const child = spawn(process.execPath, [FERRY, '--home', home, '--db', db, 'archive', '--json', '--jobs', '2'], { stdio: 'ignore' })
-  const closed = new Promise((r) => child.once('close', r))
-  const t0 = Date.now()
-  const records = () => {
-    try {
-      return (query<{ n: number }>(db, 'SELECT count(*) AS n FROM records')[0]?.n ?? 0)
-    } catch {
-      return 0
-    }
-  }
-  while (Date.now() - t0 < 60_000 && !(existsSync(db) && records() > 0)) await new Promise((r) => setTimeout(r, 20))
-  child.kill('SIGKILL')
-  await closed
-  t.same(query(db, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }], 'integrity after kill -9')
-  const partial = records()
-  const want = counts(reference)[0] as { r: number }
-  t.ok(partial > 0 && partial < want.r, `killed mid-way (${partial} of ${want.r} records)`)
-  const rerun = await ferry(['--home', home, '--db', db, 'archive', '--json', '--jobs', '2'])
-  t.equal(rerun.code, 0, rerun.stderr)
-  t.same(counts(db), counts(reference), 'sessions, records and index as an uninterrupted run')
 })
 
 t.test('--jobs: a positive whole number, else exit 2 and no archive made', async (t) => {

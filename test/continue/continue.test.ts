@@ -1,45 +1,16 @@
-// `ferry continue` as a real child process over the sample home: every
-// source × every writable store target, idempotence, --new, --exec.
+// `ferry continue` as a real child process over the sample home: idempotence,
+// --new, --exec, the resume hints of write and convert. (Every source into
+// every store target: continue-matrix.test.ts, in the full suite.)
 import t from 'tap'
-import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { listable, writable } from '../../lib/harness/registry.js'
-import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
+import { ferry, jsonl, sampleHome, tempDir } from '../kit.js'
 
+/** A copy of the sample home, and a state directory of its own (where continue remembers its copies). */
 function setup(t: { teardown: (fn: () => void) => void }) {
-  const home = tempDir(t)
-  cpSync(join(FIXTURES, 'home'), home, { recursive: true })
-  const state = tempDir(t)
-  return { home, env: { XDG_STATE_HOME: state } }
+  return { home: sampleHome(t), env: { XDG_STATE_HOME: tempDir(t) } }
 }
-
-t.test('every source into every writable store target', async (t) => {
-  const { home, env } = setup(t)
-  const sessions = jsonl((await ferry(['--home', home, 'ls', '--json'])).stdout).filter((s) => !s.parent)
-  const targets = writable().filter((h) => h.kind === 'store' && !h.holdsCopies)
-  t.ok(sessions.length >= listable().length - 1)
-  const work = tempDir(t)
-  const written = new Map<string, string[]>(targets.map((h) => [h.id, []]))
-  for (const s of sessions) {
-    for (const h of targets) {
-      if (h.id === s.harness) continue
-      const r = await ferry(['--home', home, 'continue', `${s.harness}:${s.id}`, '--with', h.id, '--json'], { env, cwd: work })
-      t.equal(r.code, 0, `${s.harness} → ${h.id}: ${r.stderr}`)
-      const [o] = jsonl(r.stdout)
-      t.ok(existsSync(o.path), `${s.harness} → ${h.id} written`)
-      t.ok(o.command.includes(o.id) || o.command.some((a: string) => a.includes(o.id)), 'command names the written id')
-      t.equal(o.cwd, work, 'missing cwd remapped to the current directory')
-      t.match(r.stderr, /does not exist here; continuing in/)
-      written.get(h.id)!.push(o.id)
-    }
-  }
-  // One listing per target after all the writes: each target's discovery finds every copy.
-  for (const h of targets) {
-    if (h.id === 'opencode') continue
-    const found = new Set(jsonl((await ferry(['--home', home, 'ls', '--json', '--all', '--harness', h.id])).stdout).map((x) => x.id))
-    for (const id of written.get(h.id)!) t.ok(found.has(id), `${h.id}'s discovery finds ${id}`)
-  }
-})
 
 t.test('idempotence, --new, --exec with a stub agent, missing binary', async (t) => {
   const { home, env } = setup(t)

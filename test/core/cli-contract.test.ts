@@ -6,10 +6,10 @@ import t from 'tap'
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, FIXTURES, ferry as run, jsonl, tempDir, type RunOptions, type RunResult } from '../helpers.js'
+import { FERRY, ferry as run, fileTimeout, FIXTURES, jsonl, type RunOptions, type RunResult, tempDir } from '../kit.js'
 
 // Many cases, each a child process: at most three at a time, with room for a loaded machine.
-t.setTimeout(20 * 60_000)
+fileTimeout(t, 20 * 60_000)
 let running = 0
 const waiting: Array<() => void> = []
 async function ferry(args: string[], opts: RunOptions = {}): Promise<RunResult> {

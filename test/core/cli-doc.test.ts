@@ -2,8 +2,9 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { DOC, MARKER, documentedCommands, generated, spliced } from '../../lib/cli/help-doc.js'
+import { fileTimeout } from '../kit.js'
 
-t.setTimeout(10 * 60_000)
+fileTimeout(t, 10 * 60_000)
 
 t.test('docs/cli.md matches --help of every command (npm run docs:cli rewrites it)', async (t) => {
   const doc = readFileSync(DOC, 'utf8')

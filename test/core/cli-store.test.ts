@@ -4,7 +4,7 @@ import t from 'tap'
 import { listable, writable } from '../../lib/harness/registry.js'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
+import { FIXTURES, ferry, jsonl, tempDir } from '../kit.js'
 
 const HOME = join(FIXTURES, 'home')
 

@@ -1,8 +1,7 @@
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ferry, jsonl, tempDir } from '../helpers.js'
+import { ferry, jsonl, scaled, sh, spawnFerry, tempDir } from '../kit.js'
 
 function bigStream(n: number): string {
   const sid = 'ferry:big'
@@ -42,23 +41,11 @@ t.test('a closed stdout (ferry cat | head -1) exits 0 quietly and stops reading'
   const file = join(dir, 'big.jsonl')
   const { writeFileSync } = await import('node:fs')
   writeFileSync(file, bigStream(200_000))
-  const res = await new Promise<{ code: number | null; stderr: string; head: string }>((resolve) => {
-    const sh = spawn('sh', ['-c', `"${process.execPath}" "${FERRY}" cat "${file}" | head -1; echo "rc=\${PIPESTATUS:-}" >/dev/null`], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let head = ''
-    let stderr = ''
-    sh.stdout.on('data', (b) => (head += b))
-    sh.stderr.on('data', (b) => (stderr += b))
-    sh.on('close', (code) => resolve({ code, stderr, head }))
-  })
-  t.equal(res.head.trim().split('\n').length, 1)
+  const res = await sh(`$FERRY cat "${file}" | head -1`)
+  t.equal(res.stdout.trim().split('\n').length, 1)
   t.equal(res.stderr, '', 'nothing on stderr')
   // And the exit status of ferry itself, via bash's PIPESTATUS.
-  const st = await new Promise<string>((resolve) => {
-    const sh = spawn('bash', ['-c', `"${process.execPath}" "${FERRY}" cat "${file}" | head -1 >/dev/null; echo \${PIPESTATUS[0]}`])
-    let out = ''
-    sh.stdout.on('data', (b) => (out += b))
-    sh.on('close', () => resolve(out.trim()))
-  })
+  const st = (await sh(`$FERRY cat "${file}" | head -1 >/dev/null; echo \${PIPESTATUS[0]}`)).stdout.trim()
   t.equal(st, '0', 'ferry exits 0')
 })
 
@@ -79,15 +66,15 @@ t.test('--home isolates every store from the real environment', async (t) => {
 t.test('a killed writer leaves no session behind', async (t) => {
   for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
     const dir = tempDir(t)
-    const child = spawn(process.execPath, [FERRY, 'write', '--to', 'ferry', '--out', dir], { stdio: ['pipe', 'pipe', 'pipe'] })
-    child.stdin.on('error', () => {})
+    const { child, exited } = spawnFerry(['write', '--to', 'ferry', '--out', dir], { stdin: 'pipe' })
     const data = bigStream(20_000)
-    // Feed half the stream, wait until the temp file exists, then kill mid-session.
-    child.stdin.write(data.slice(0, data.length / 2))
-    for (let i = 0; i < 200 && !readdirSync(dir).some((f) => f.startsWith('.ferry-tmp-')); i++) await new Promise((r) => setTimeout(r, 25))
+    // Feed half the stream (it cannot finish: the rest never comes), wait until the temp file exists, then kill mid-session.
+    child.stdin!.write(data.slice(0, data.length / 2))
+    const until = Date.now() + scaled(30_000)
+    while (Date.now() < until && !readdirSync(dir).some((f) => f.startsWith('.ferry-tmp-'))) await new Promise((r) => setTimeout(r, 25))
     t.ok(readdirSync(dir).some((f) => f.startsWith('.ferry-tmp-')), `${signal}: writing had started (temp file present)`)
     child.kill(signal)
-    await new Promise((r) => child.on('close', r))
+    await exited
     const left = readdirSync(dir)
     t.same(left.filter((f) => !f.startsWith('.ferry-tmp-')), [], `${signal}: no session file`)
     if (signal === 'SIGTERM') t.same(left, [], 'SIGTERM: temp files removed too')

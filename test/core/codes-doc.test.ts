@@ -2,7 +2,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT } from '../helpers.js'
+import { ROOT } from '../kit.js'
 
 const { CODES } = (await import(join(ROOT, 'dist/lib/codes.js'))) as { CODES: Record<string, string> }
 

@@ -11,7 +11,7 @@ import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ROOT, ferry, tempDir } from '../helpers.js'
+import { FERRY, ROOT, ferry, tempDir } from '../kit.js'
 
 const hasStrace = spawnSync('strace', ['-V']).status === 0
 const SESSIONS = 40

@@ -2,7 +2,7 @@ import t from 'tap'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { ferry, jsonl, tempDir } from '../helpers.js'
+import { ferry, jsonl, tempDir } from '../kit.js'
 
 const A = 'ferry:sess-a'
 const B = 'ferry:sess-b'

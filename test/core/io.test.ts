@@ -8,7 +8,7 @@ import { AtomicFile, AtomicDir } from '../../lib/io/atomic.js'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { destroyWhenDrained, readableOf } from '../../lib/io/drain.js'
-import { tempDir } from '../helpers.js'
+import { tempDir } from '../kit.js'
 
 function split(chunks: Buffer[], max?: number) {
   const lines: Array<[number, string]> = []

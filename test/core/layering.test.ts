@@ -7,7 +7,7 @@
 import t from 'tap'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { ROOT } from '../helpers.js'
+import { ROOT } from '../kit.js'
 
 const { harnesses } = (await import(join(ROOT, 'dist/lib/harness/registry.js'))) as { harnesses: Array<{ id: string }> }
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { collect, context, discover, open, pipeline, sink, type FerryRecord, type MessageRec } from '../../lib/index.js'
 import { redact } from '../../transforms/index.js'
-import { FIXTURES, tempDir } from '../helpers.js'
+import { FIXTURES, tempDir } from '../kit.js'
 
 const HOME = join(FIXTURES, 'home')
 

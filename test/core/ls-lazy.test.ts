@@ -9,7 +9,7 @@ import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ROOT, tempDir } from '../helpers.js'
+import { FERRY, ROOT, tempDir } from '../kit.js'
 
 const SESSIONS = 2000
 const hasStrace = spawnSync('strace', ['-V']).status === 0

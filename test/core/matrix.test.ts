@@ -7,7 +7,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { listable, readable, writable } from '../../lib/harness/registry.js'
-import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
+import { ferry, fileTimeout, FIXTURES, jsonl, tempDir } from '../kit.js'
 
 const HOME = join(FIXTURES, 'home')
 /** Harnesses with a store ferry can list and read: each has one sample session in HOME. */
@@ -15,7 +15,7 @@ const SOURCES = readable().filter((h) => listable().includes(h)).map((h) => h.id
 const TARGETS = writable().map((h) => h.id)
 
 // Five sources into five targets, each through real child processes.
-t.setTimeout(20 * 60_000)
+fileTimeout(t, 20 * 60_000)
 
 type Rec = Record<string, any>
 

@@ -5,10 +5,10 @@ import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, jsonl, tempDir } from '../helpers.js'
+import { ROOT, jsonl, scaled, tempDir } from '../kit.js'
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(cmd, args, { cwd, env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', ...env }, encoding: 'utf8', timeout: 240_000 })
+  return spawnSync(cmd, args, { cwd, env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', ...env }, encoding: 'utf8', timeout: scaled(240_000) })
 }
 
 t.test('npm pack → npm install → npx ferry quickstart', async (t) => {

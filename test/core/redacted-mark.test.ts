@@ -1,7 +1,7 @@
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURES, ferry, jsonl, tempDir } from '../helpers.js'
+import { FIXTURES, ferry, jsonl, tempDir } from '../kit.js'
 
 const HOME = join(FIXTURES, 'home')
 

@@ -12,7 +12,7 @@ import { readLines, type FileLine } from '../../lib/io/line-file.js'
 import { AtomicFile } from '../../lib/io/atomic.js'
 import { readSmallPlainFile, returnSmallFile, SMALL_FILE } from '../../lib/io/bytes.js'
 import { Diagnostics } from '../../lib/diagnostics.js'
-import { tempDir } from '../helpers.js'
+import { tempDir } from '../kit.js'
 
 t.test('ByteInterner numbers equal bytes alike and different bytes apart, in first-seen order', async (t) => {
   fc.assert(

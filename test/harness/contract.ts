@@ -18,7 +18,6 @@
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { basename, dirname, join, relative } from 'node:path'
-import { Readable } from 'node:stream'
 import type { Test } from 'tap'
 import Database from 'better-sqlite3'
 import { createContext, type StoreContext } from '../../lib/context.js'
@@ -29,7 +28,7 @@ import type { Harness, SessionInfo, WrittenSession } from '../../lib/harness/typ
 import { stringify } from '../../lib/interchange/stringify.js'
 import { pipeline } from '../../lib/io/pipeline.js'
 import type { FerryRecord, MessageRec, SessionRec } from '../../lib/model.js'
-import { FIXTURES, ferry, tempDir } from '../helpers.js'
+import { FIXTURES, context, ferry, files, kit, tempDir } from '../kit.js'
 
 export type Clause =
   | 'absent-store'
@@ -170,14 +169,7 @@ function storeTop(h: Harness, s: Store): string {
 }
 
 function ctxOf(h: Harness, s: Store, maxLineBytes?: number): StoreContext {
-  return createContext({
-    home: s.home,
-    roots: s.root ? { [h.id]: s.root } : {},
-    env: { PATH: '/nonexistent' },
-    storeEnvVars: storeEnvVars(),
-    diagnostics: new Diagnostics({ stream: null }),
-    ...(maxLineBytes ? { maxLineBytes } : {}),
-  })
+  return context({ home: s.home, roots: s.root ? { [h.id]: s.root } : {}, ...(maxLineBytes ? { maxLineBytes } : {}) })
 }
 
 /** The CLI's view of the same store. */
@@ -210,21 +202,16 @@ function primaryRef(h: Harness, s: Store, m: Manifest): string {
 }
 
 async function readRecords(h: Harness, ctx: StoreContext, info: SessionInfo, native = false): Promise<FerryRecord[]> {
-  const out: FerryRecord[] = []
-  for await (const r of h.read!(ctx, info, { native })) out.push(r as FerryRecord)
-  return out
+  return kit(h.id).read(ctx, info, { native })
 }
 
 async function readRef(h: Harness, ctx: StoreContext, ref: string, native = false): Promise<FerryRecord[]> {
   return readRecords(h, ctx, await resolveOrThrow(h, ctx, ref), native)
 }
 
+/** Writes the records as they are (no `end` added) through the harness's sink. */
 async function writeRecords(h: Harness, ctx: StoreContext, s: Store, recs: FerryRecord[], opts: { force?: boolean } = {}): Promise<WrittenSession[]> {
-  const sink = h.sink!(ctx, { ...(s.out ? { out: s.out } : {}), ...opts })
-  const written: WrittenSession[] = []
-  sink.on('written', (w: WrittenSession) => written.push(w))
-  await pipeline(Readable.from(recs, { objectMode: true }), sink)
-  return written
+  return kit(h.id).write(ctx, recs, { ...(s.out ? { out: s.out } : {}), ...opts, complete: false })
 }
 
 /** Reads back the first session a sink wrote (landing it first where the agent must import it). */
@@ -232,20 +219,6 @@ async function readBack(h: Harness, spec: ContractSpec, s: Store, written: Writt
   const ctx = ctxOf(h, s)
   if (spec.land) await spec.land(written, ctx)
   return readRef(h, ctx, spec.land ? written[0]!.id : written[0]!.path, native)
-}
-
-/** Relative paths of every file under dir. */
-function files(dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name)
-      if (e.isDirectory()) walk(p)
-      else out.push(relative(dir, p))
-    }
-  }
-  if (existsSync(dir)) walk(dir)
-  return out.sort()
 }
 
 /** Every entry under dir (dirs too: their mtimes show added or removed files) with bytes and mtimes. */

@@ -3,7 +3,7 @@
 // `--check` exits 1 when something would be redacted and 0 when not, and
 // `--text` over a multi-chunk input keeps every other byte.
 import t from 'tap'
-import { ferry, jsonl } from '../helpers.js'
+import { ferry, jsonl } from '../kit.js'
 import { Rng, AN, HEX } from './corpus/rng.mjs'
 
 const r = new Rng(4242)

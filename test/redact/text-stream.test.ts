@@ -3,7 +3,7 @@
 // is the same byte for byte and no secret is cut in two at a read boundary.
 import t from 'tap'
 import { Redactor, TextRedactor, redactText } from '../../lib/redact/engine.js'
-import { ferry } from '../helpers.js'
+import { ferry } from '../kit.js'
 import { Rng, AN } from './corpus/rng.mjs'
 
 const r = new Rng(977)

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Diagnostics } from '../../lib/diagnostics.js'
 import { parseStream } from '../../lib/interchange/parse.js'
-import { FIXTURES } from '../helpers.js'
+import { FIXTURES } from '../kit.js'
 
 const demo = readFileSync(join(FIXTURES, 'ferry/codex-demo.ferry.jsonl'))
 const lines = demo.toString('utf8').split('\n').filter(Boolean)

@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDb as createZCodeDb } from '../../fixtures/zcode/zcode-db.mjs'
-import { ferry, tempDir } from '../helpers.js'
+import { ferry, tempDir } from '../kit.js'
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 

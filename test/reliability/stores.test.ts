@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
-import { ferry, FIXTURES, tempDir } from '../helpers.js'
+import { ferry, FIXTURES, tempDir } from '../kit.js'
 import { collect, context, discover, open, pipeline, sink } from '../../lib/index.js'
 import { Diagnostics } from '../../lib/diagnostics.js'
 
@@ -116,7 +116,9 @@ t.test('defect 11: a rollback-journal database held by an exclusive writer is on
 })
 
 t.test('defect 6: a re-run after a run cut between parent and sub-agent completes the store, without a duplicate', async (t) => {
-  const { fixtureCopy, FEATURE_ID, AGENT_ID } = await import('../harness/claude-code/helpers.js')
+  const { kit, FIXTURE } = await import('../kit.js')
+  const { feature: FEATURE_ID, agent: AGENT_ID } = FIXTURE.claudeCode
+  const fixtureCopy = (t: Parameters<typeof tempDir>[0]) => kit('claude-code').home(t)
   const { readdirSync, rmSync } = await import('node:fs')
   const ctx = context({ home: fixtureCopy(t), diagnostics: new Diagnostics({ stream: null }) })
   const out = tempDir(t)
@@ -147,7 +149,7 @@ t.test('defect 13: an unreadable store file (mode 000) is a located permission e
   t.teardown(() => spawnSync('rm', ['-rf', home]))
   cpSync(HOME, home, { recursive: true })
   spawnSync('chmod', ['-R', 'a+rwX', home])
-  const { FERRY } = await import('../helpers.js')
+  const { FERRY } = await import('../kit.js')
   const asNobody = (argv: string[]) => spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'env', '-u', 'NODE_OPTIONS', ...argv], { encoding: 'utf8', env: { ...process.env, HOME: home } })
   // A node installed under root's home (CI's Node 24 lives in ~/.cache) is out of `nobody`'s reach: run a copy of it.
   let node = process.execPath

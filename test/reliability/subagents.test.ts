@@ -14,7 +14,7 @@ import { writable } from '../../lib/harness/registry.js'
 import type { Harness } from '../../lib/harness/types.js'
 import type { FerryRecord } from '../../lib/model.js'
 import { createDb as createZCodeDb } from '../../fixtures/zcode/zcode-db.mjs'
-import { FIXTURES, tempDir } from '../helpers.js'
+import { FIXTURES, tempDir } from '../kit.js'
 import type { Test } from 'tap'
 
 const SOURCE_HOME = join(FIXTURES, 'claude-code', 'home')

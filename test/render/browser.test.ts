@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import puppeteer, { type Browser } from 'puppeteer-core'
-import { ferry, ROOT, tempDir } from '../helpers.js'
+import { ferry, ROOT, tempDir } from '../kit.js'
 import { fixtureSessions, HOME, writeHostile } from './sessions.js'
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'

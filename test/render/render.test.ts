@@ -7,7 +7,7 @@
 import t from 'tap'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ferry, tempDir } from '../helpers.js'
+import { ferry, tempDir } from '../kit.js'
 import { corpus, SECRET_KIND_COUNT, survives } from '../../bench/redact-corpus.mjs'
 import { fixtureSessions, HOME, hostileLines, PAYLOADS, writeHostile } from './sessions.js'
 

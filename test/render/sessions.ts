@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURES, ROOT } from '../helpers.js'
+import { FIXTURES, ROOT } from '../kit.js'
 
 export const HOME = join(FIXTURES, 'home')
 

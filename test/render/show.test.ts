@@ -7,7 +7,7 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ferry, ROOT, tempDir } from '../helpers.js'
+import { FERRY, ferry, ROOT, scaled, tempDir, timedOutNote } from '../kit.js'
 import { fixtureSessions, HOME, writeHostile } from './sessions.js'
 
 const sessions = await fixtureSessions()
@@ -27,7 +27,10 @@ function onPty(args: string[], env: NodeJS.ProcessEnv, cols = 60): Promise<{ cod
     let out = ''
     child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')))
     child.stderr.on('data', (b: Buffer) => (out += b.toString('utf8')))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    const timer = setTimeout(() => {
+      out += `\n[test kit] show on a pty: ${timedOutNote(60_000)}, killed\n`
+      child.kill('SIGKILL')
+    }, scaled(60_000))
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(timer)

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { join } from 'node:path'
-import { ferry, FIXTURES, jsonl } from '../helpers.js'
+import { ferry, FIXTURES, jsonl } from '../kit.js'
 
 const HOME = join(FIXTURES, 'home')
 

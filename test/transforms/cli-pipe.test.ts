@@ -6,7 +6,7 @@
 import t from 'tap'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { ferry, FIXTURES, jsonl, tempDir } from '../helpers.js'
+import { ferry, FIXTURES, jsonl, pipe, tempDir } from '../kit.js'
 import { pairsIntact } from './records.js'
 
 const HOME = join(FIXTURES, 'home')
@@ -49,12 +49,14 @@ function plant(stream: string): string {
     .join('\n')
 }
 
-for (const [name, args] of [
+const TRANSFORMS: Array<[string, string[]]> = [
   ['redact', ['redact']],
   ['truncate', ['truncate', '--tool-output', '10', '--text', '20']],
   ['normalize-tools', ['normalize-tools']],
   ['filter', ['filter', '--no-context', '--blocks', 'text,tool']],
-] as Array<[string, string[]]>) {
+]
+
+for (const [name, args] of TRANSFORMS) {
   t.test(`cat codex | ferry ${name} | write --to claude-code, read back`, async (t) => {
     const input = plant(await catCodex())
     t.match(input, SECRET)
@@ -80,6 +82,19 @@ for (const [name, args] of [
     if (name === 'redact') t.notMatch(back.stdout, SECRET)
   })
 }
+
+t.test('cat | every transform | write, over real OS pipes: each stage exits 0 and the session reads back whole', async (t) => {
+  for (const [name, args] of TRANSFORMS) {
+    const out = tempDir(t)
+    const stages = await pipe([['--home', HOME, 'cat', 'codex:019a3c1e', '--native'], args, ['write', '--to', 'claude-code', '--out', out]])
+    t.same(stages.map((s) => s.code), [0, 0, 0], `${name}: every stage exits 0 (${stages.map((s) => s.stderr.trim()).filter(Boolean).join(' | ')})`)
+    const written = files(out).filter((f) => f.endsWith('.jsonl'))
+    t.equal(written.length, 1, `${name}: one session written`)
+    const back = await ferry(['cat', written[0]!])
+    t.equal(back.code, 0, back.stderr)
+    t.ok(pairsIntact(jsonl(back.stdout)), `${name}: pairs intact in the written session`)
+  }
+})
 
 t.test('--redact flag on cat, --check and --text', async (t) => {
   // The `--truncate '--tool-output 50'` (space) form is rejected by cat's parser at the time of writing; the `=` form works.

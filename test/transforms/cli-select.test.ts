@@ -7,7 +7,7 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ferry, FIXTURES, jsonl, tempDir } from '../helpers.js'
+import { ferry, FIXTURES, jsonl, tempDir } from '../kit.js'
 
 const HOME = join(FIXTURES, 'home')
 const DAY = 86400e3

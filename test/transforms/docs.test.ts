@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { flagOf, type Option, type OptionSchema } from '../../transforms/spec.js'
 import { cliTransforms, commandSchema, type CliTransform } from '../../lib/cli/transforms.js'
-import { ROOT } from '../helpers.js'
+import { ROOT } from '../kit.js'
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 

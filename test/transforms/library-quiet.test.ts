@@ -8,7 +8,7 @@ import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, tempDir } from '../helpers.js'
+import { ROOT, tempDir } from '../kit.js'
 
 const AN = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const SECRET = 'ghp_' + Array.from({ length: 36 }, (_, i) => AN[(i * 29 + 1) % AN.length]).join('')

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { normalizeTools } from '../../transforms/normalize-tools.js'
 import { end, msg, run, session } from './records.js'
-import { ferry } from '../helpers.js'
+import { ferry } from '../kit.js'
 import type { MessageRec } from '../../lib/model.js'
 
 t.test('codex calls become canonical, native kept; style maps to another harness', async (t) => {

@@ -2,7 +2,7 @@ import t from 'tap'
 import { readdirSync } from 'node:fs'
 import { truncate, cut, headOf } from '../../transforms/truncate.js'
 import { end, msg, pairsIntact, run, session } from './records.js'
-import { tempDir } from '../helpers.js'
+import { tempDir } from '../kit.js'
 import type { FerryRecord, MessageRec } from '../../lib/model.js'
 
 t.test('cuts are visible and never split a character', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { ROOT } from '../helpers.js'
+import { ROOT } from '../kit.js'
 import { harnesses } from '../../lib/harness/registry.js'
 import { as } from '../../lib/vocabulary/build.js'
 import { registerVocabularies, toCanonical, toNative, vocabularyOf, type ToolVocabulary } from '../../lib/vocabulary/index.js'

@@ -1,8 +1,10 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ferry, jsonl, tempDir } from '../../helpers.js'
-import { DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, LONG_ID, PROJECT, fixtureCopy, longLineSession } from './helpers.js'
+import { FIXTURE, ferry, jsonl, kit, longLineSession, tempDir } from '../../kit.js'
+
+const { home: FIXTURE_HOME, project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID, long: LONG_ID } = FIXTURE.claudeCode
+const cc = kit('claude-code')
 
 t.test('ferry ls / cat / convert on a Claude Code store (compiled CLI)', async (t) => {
   const ls = await ferry(['--home', FIXTURE_HOME, 'ls', '--harness', 'claude-code', '--json'])
@@ -42,7 +44,7 @@ t.test('ferry write --to claude-code --thinking drop', async (t) => {
 })
 
 t.test('--max-line-bytes reaches the Claude Code reader: the over-long line is located, the rest is read', async (t) => {
-  const home = fixtureCopy(t)
+  const home = cc.home(t)
   const path = longLineSession(home, 5000)
   const r = await ferry(['--home', home, 'cat', `claude-code:${LONG_ID}`, '--max-line-bytes', '1000', '--no-native'])
   t.equal(r.code, 1, 'a skipped line makes the run fail')

@@ -8,7 +8,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { collect, context, open, pipeline, sink } from '../../../lib/index.js'
-import { tempDir } from '../../helpers.js'
+import { tempDir } from '../../kit.js'
 // @ts-ignore plain JS fixture builder
 import { claudeKept, MARK } from '../../../fixtures/fidelity/make-fixtures.mjs'
 

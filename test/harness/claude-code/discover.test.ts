@@ -5,12 +5,14 @@ import { claudeCode } from '../../../lib/harness/claude-code/index.js'
 import { createContext } from '../../../lib/context.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
 import type { SessionInfo } from '../../../lib/harness/types.js'
-import { AGENT_ID, DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, PROJECT, ctxFor, fixtureCopy } from './helpers.js'
-import { tempDir } from '../../helpers.js'
+import { FIXTURE, kit, tempDir } from '../../kit.js'
+
+const { home: FIXTURE_HOME, project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID, agent: AGENT_ID } = FIXTURE.claudeCode
+const cc = kit('claude-code')
 
 async function list(home: string): Promise<SessionInfo[]> {
   const out: SessionInfo[] = []
-  for await (const s of claudeCode.discover!(ctxFor(home))) out.push(s)
+  for await (const s of claudeCode.discover!(cc.ctx(home))) out.push(s)
   return out
 }
 
@@ -62,7 +64,7 @@ t.test('CLAUDE_CONFIG_DIR moves the store; --home ignores it', async (t) => {
 })
 
 t.test('resolve: id, unique prefix, file path, side folder; ambiguous and hostile refs', async (t) => {
-  const ctx = ctxFor(FIXTURE_HOME)
+  const ctx = cc.ctx(FIXTURE_HOME)
   t.equal((await claudeCode.resolve!(ctx, FEATURE_ID))?.id, FEATURE_ID)
   t.equal((await claudeCode.resolve!(ctx, '3f1c'))?.id, FEATURE_ID)
   t.equal((await claudeCode.resolve!(ctx, join(PROJECT, `${FEATURE_ID}.jsonl`)))?.id, FEATURE_ID)
@@ -70,9 +72,9 @@ t.test('resolve: id, unique prefix, file path, side folder; ambiguous and hostil
   t.equal(await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`), null)
   t.equal(await claudeCode.resolve!(ctx, '../../etc/passwd'), null)
   t.equal(await claudeCode.resolve!(ctx, 'nope'), null)
-  const home = fixtureCopy(t)
+  const home = cc.home(t)
   writeFileSync(join(home, '.claude', 'projects', '-home-dev-demo-app', '3f1c0000-0000-4000-8000-000000000000.jsonl'), '')
-  await t.rejects(claudeCode.resolve!(ctxFor(home), '3f1c'), { code: 'ambiguous' })
+  await t.rejects(claudeCode.resolve!(cc.ctx(home), '3f1c'), { code: 'ambiguous' })
 })
 
 t.test('an absent store yields nothing', async (t) => {

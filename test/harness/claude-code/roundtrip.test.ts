@@ -2,8 +2,10 @@ import t from 'tap'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import type { FerryRecord } from '../../../lib/model.js'
-import { DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, PROJECT, ctxFor, readAll, writeAll } from './helpers.js'
-import { tempDir } from '../../helpers.js'
+import { FIXTURE, kit, tempDir } from '../../kit.js'
+
+const { home: FIXTURE_HOME, project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID } = FIXTURE.claudeCode
+const cc = kit('claude-code')
 
 function files(dir: string): string[] {
   const out: string[] = []
@@ -17,8 +19,8 @@ function files(dir: string): string[] {
 
 t.test('read with native and written back: every file byte for byte', async (t) => {
   const out = tempDir(t)
-  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID, { native: true })
-  const written = await writeAll(ctxFor(out), recs)
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID, { native: true })
+  const written = await cc.write(cc.ctx(out), recs)
   t.same(written.map((w) => w.id), [FEATURE_ID, 'agent-a1b2c3d4e5f607182'])
   const target = join(out, '.claude', 'projects', '-home-dev-demo-app')
   const src = files(PROJECT).filter((p) => p.includes(FEATURE_ID))
@@ -29,7 +31,7 @@ t.test('read with native and written back: every file byte for byte', async (t) 
 
 t.test('a damaged file round-trips minus the torn line it could not read', async (t) => {
   const out = tempDir(t)
-  await writeAll(ctxFor(out), await readAll(ctxFor(FIXTURE_HOME), DAMAGED_ID, { native: true }))
+  await cc.write(cc.ctx(out), await cc.read(cc.ctx(FIXTURE_HOME), DAMAGED_ID, { native: true }))
   const orig = readFileSync(join(PROJECT, `${DAMAGED_ID}.jsonl`), 'utf8')
   const back = readFileSync(join(out, '.claude', 'projects', '-home-dev-demo-app', `${DAMAGED_ID}.jsonl`), 'utf8')
   t.equal(back, orig.slice(0, orig.lastIndexOf('\n') + 1))
@@ -38,10 +40,10 @@ t.test('a damaged file round-trips minus the torn line it could not read', async
 
 t.test('an existing session is not overwritten without force', async (t) => {
   const out = tempDir(t)
-  const recs = await readAll(ctxFor(FIXTURE_HOME), DAMAGED_ID, { native: true })
-  await writeAll(ctxFor(out), recs)
-  await t.rejects(writeAll(ctxFor(out), recs), { code: 'not-written', failures: [{ error: { code: 'exists' } }] })
-  await writeAll(ctxFor(out), recs, { force: true })
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), DAMAGED_ID, { native: true })
+  await cc.write(cc.ctx(out), recs)
+  await t.rejects(cc.write(cc.ctx(out), recs), { code: 'not-written', failures: [{ error: { code: 'exists' } }] })
+  await cc.write(cc.ctx(out), recs, { force: true })
   const left = readdirSync(join(out, '.claude', 'projects', '-home-dev-demo-app'))
   t.same(left, [`${DAMAGED_ID}.jsonl`], 'no temp files left behind')
 })
@@ -58,13 +60,13 @@ function content(recs: FerryRecord[]): unknown[] {
 }
 
 t.test('common → Claude Code → common is a fixpoint after one trip', async (t) => {
-  const a = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID)
+  const a = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID)
   const h1 = tempDir(t)
-  await writeAll(ctxFor(h1), a)
-  const b = await readAll(ctxFor(h1), FEATURE_ID)
+  await cc.write(cc.ctx(h1), a)
+  const b = await cc.read(cc.ctx(h1), FEATURE_ID)
   const h2 = tempDir(t)
-  await writeAll(ctxFor(h2), b)
-  const c = await readAll(ctxFor(h2), FEATURE_ID)
+  await cc.write(cc.ctx(h2), b)
+  const c = await cc.read(cc.ctx(h2), FEATURE_ID)
   t.same(content(c), content(b))
   // and the first trip kept the conversation: every typed prompt, answer, call and result
   const conv = (recs: FerryRecord[]) =>
@@ -77,7 +79,7 @@ t.test('common → Claude Code → common is a fixpoint after one trip', async (
 })
 
 t.test('records a transform changed are rewritten in place; untouched lines stay verbatim', async (t) => {
-  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID, { native: true })
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID, { native: true })
   for (const r of recs) {
     if (r.kind === 'message' && r.blocks.some((b) => b.type === 'text' && b.text === 'So what is the fix?')) {
       delete r.native
@@ -85,7 +87,7 @@ t.test('records a transform changed are rewritten in place; untouched lines stay
     }
   }
   const out = tempDir(t)
-  await writeAll(ctxFor(out), recs)
+  await cc.write(cc.ctx(out), recs)
   const orig = readFileSync(join(PROJECT, `${FEATURE_ID}.jsonl`), 'utf8').split('\n')
   const back = readFileSync(join(out, '.claude', 'projects', '-home-dev-demo-app', `${FEATURE_ID}.jsonl`), 'utf8').split('\n')
   t.equal(back.length, orig.length, 'no line added or lost (no second title record)')

@@ -5,9 +5,11 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { collect, concatSources, context, NotWrittenError, open, pipeline, sink, type FerryRecord } from '../../../lib/index.js'
-import { complete, tempDir } from '../../helpers.js'
-import { AGENT_ID, DAMAGED_ID, FEATURE_ID, PROJECT, fixtureCopy } from './helpers.js'
+import { FIXTURE, complete, kit, tempDir } from '../../kit.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
+
+const { project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID, agent: AGENT_ID } = FIXTURE.claudeCode
+const cc = kit('claude-code')
 
 const quiet = (home: string) => context({ home, diagnostics: new Diagnostics({ stream: null }) })
 
@@ -16,7 +18,7 @@ function files(dir: string): string[] {
 }
 
 t.test('an existing session without force: pipeline rejects with NotWrittenError, the file is untouched', async (t) => {
-  const home = fixtureCopy(t)
+  const home = cc.home(t)
   const ctx = quiet(home)
   const file = join(home, '.claude', 'projects', '-home-dev-demo-app', `${DAMAGED_ID}.jsonl`)
   const before = readFileSync(file)
@@ -29,7 +31,7 @@ t.test('an existing session without force: pipeline rejects with NotWrittenError
 })
 
 t.test('the first session exists, the second is still written', async (t) => {
-  const ctx = quiet(fixtureCopy(t))
+  const ctx = quiet(cc.home(t))
   const out = tempDir(t)
   await pipeline(await open(`claude-code:${DAMAGED_ID}`, { ctx }), sink('claude-code', { ctx, out }))
   const target = join(out, 'projects', '-home-dev-demo-app')
@@ -45,7 +47,7 @@ t.test('the first session exists, the second is still written', async (t) => {
 })
 
 t.test('a sub-agent shares its parent\'s fate instead of landing in the store on its own', async (t) => {
-  const home = fixtureCopy(t)
+  const home = cc.home(t)
   const ctx = quiet(home)
   const before = files(join(home, '.claude'))
   const err = await pipeline(await open(`claude-code:${FEATURE_ID}`, { ctx }), sink('claude-code', { ctx })).then(() => null, (e: unknown) => e)

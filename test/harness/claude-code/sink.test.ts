@@ -2,8 +2,9 @@ import t from 'tap'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FerryRecord } from '../../../lib/model.js'
-import { ctxFor, lines, readAll, writeAll } from './helpers.js'
-import { tempDir } from '../../helpers.js'
+import { kit, lines, tempDir } from '../../kit.js'
+
+const cc = kit('claude-code')
 
 const S = 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b'
 const base = { sid: S }
@@ -37,7 +38,7 @@ function codexStream(extra: Partial<Record<'title_source', string>> = {}): Ferry
 
 t.test('a foreign session becomes a loadable transcript: path, envelope, linear chain', async (t) => {
   const out = tempDir(t)
-  const [w] = await writeAll(ctxFor(out), codexStream())
+  const [w] = await cc.write(cc.ctx(out), codexStream())
   t.match(w, { harness: 'claude-code', from: S, title: 'Why does npm test fail?' })
   t.match(w!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a fresh deterministic UUID, not the Codex id')
   t.equal(w!.path, join(out, '.claude', 'projects', '-home-dev-demo-app', `${w!.id}.jsonl`))
@@ -54,13 +55,13 @@ t.test('a foreign session becomes a loadable transcript: path, envelope, linear 
   t.notOk(JSON.stringify(recs).includes('environment_context'), 'foreign environment scaffolding is not written')
   t.notOk(JSON.stringify(recs).includes('turn_context'), 'foreign native records are not written')
   const again = tempDir(t)
-  const [w2] = await writeAll(ctxFor(again), codexStream())
+  const [w2] = await cc.write(cc.ctx(again), codexStream())
   t.equal(readFileSync(w2!.path, 'utf8'), readFileSync(w!.path, 'utf8'), 'the conversion is reproducible')
 })
 
 t.test('every tool_use is answered in the user entries right after it; names mapped by the tool table', async (t) => {
   const out = tempDir(t)
-  const [w] = await writeAll(ctxFor(out), codexStream())
+  const [w] = await cc.write(cc.ctx(out), codexStream())
   const chain = lines(readFileSync(w!.path, 'utf8')).filter((r) => r.type === 'user' || r.type === 'assistant')
   const a = chain.findIndex((r) => r.type === 'assistant' && r.message.content.some((c: any) => c.type === 'tool_use'))
   const calls = chain[a].message.content.filter((c: any) => c.type === 'tool_use')
@@ -84,12 +85,12 @@ t.test('every tool_use is answered in the user entries right after it; names map
 
 t.test('thinking without an Anthropic signature: text by default, dropped on request, never signed', async (t) => {
   const dir1 = tempDir(t)
-  const [w] = await writeAll(ctxFor(dir1), codexStream())
+  const [w] = await cc.write(cc.ctx(dir1), codexStream())
   const text = readFileSync(w!.path, 'utf8')
   t.notOk(text.includes('"type":"thinking"'))
   t.ok(text.includes('[thinking]\\nLook at package.json first.'))
   const dir2 = tempDir(t)
-  const [w2] = await writeAll(ctxFor(dir2), codexStream(), { thinking: 'drop' })
+  const [w2] = await cc.write(cc.ctx(dir2), codexStream(), { thinking: 'drop' })
   t.notOk(readFileSync(w2!.path, 'utf8').includes('Look at package.json'))
   // A genuine Anthropic block from another harness (OpenCode on Anthropic) keeps its signature.
   const sid = 'opencode:ses_x'
@@ -99,20 +100,20 @@ t.test('thinking without an Anthropic signature: text by default, dropped on req
     { kind: 'message', sid, id: `${sid}:m2`, role: 'assistant', ts: null, model: 'claude-sonnet-4-5', blocks: [{ type: 'thinking', text: 'ok', signature: 'sig', provider: 'anthropic' }, { type: 'thinking', text: '', redacted: true, encrypted: 'blob', provider: 'anthropic' }, { type: 'text', text: 'hello' }] },
   ] as FerryRecord[]
   const dir3 = tempDir(t)
-  const [w3] = await writeAll(ctxFor(dir3), recs)
+  const [w3] = await cc.write(cc.ctx(dir3), recs)
   const a = lines(readFileSync(w3!.path, 'utf8')).find((r) => r.type === 'assistant')
   t.same(a.message.content, [{ type: 'thinking', thinking: 'ok', signature: 'sig' }, { type: 'redacted_thinking', data: 'blob' }, { type: 'text', text: 'hello' }])
 })
 
 t.test('title records anchored to the last entry', async (t) => {
   const out = tempDir(t)
-  const [w] = await writeAll(ctxFor(out), codexStream({ title_source: 'ai' }))
+  const [w] = await cc.write(cc.ctx(out), codexStream({ title_source: 'ai' }))
   const recs = lines(readFileSync(w!.path, 'utf8'))
   const last = recs.filter((r) => r.uuid).at(-1)
   t.same(recs.find((r) => r.type === 'summary'), { type: 'summary', summary: 'Why does npm test fail?', leafUuid: last.uuid })
   t.same(recs.find((r) => r.type === 'ai-title'), { type: 'ai-title', aiTitle: 'Why does npm test fail?', sessionId: w!.id })
   // and our own reader finds it again
-  const back = await readAll(ctxFor(out), w!.id)
+  const back = await cc.read(cc.ctx(out), w!.id)
   t.match(back[0], { kind: 'session', title: 'Why does npm test fail?', cwd: '/home/dev/demo-app' })
 })
 
@@ -130,7 +131,7 @@ t.test('sub-agent sessions go under their parent when the parent is written in t
     { kind: 'message', sid: C, id: `${C}:2`, role: 'assistant', ts: null, blocks: [{ type: 'text', text: 'looked' }] },
   ] as FerryRecord[]
   const out = tempDir(t)
-  const [p, c] = await writeAll(ctxFor(out), recs)
+  const [p, c] = await cc.write(cc.ctx(out), recs)
   t.match(c!.path, new RegExp(`/${p!.id}/subagents/agent-a[0-9a-f]{16}\\.jsonl$`))
   const lns = lines(readFileSync(c!.path, 'utf8'))
   for (const l of lns) t.match(l, { isSidechain: true, sessionId: p!.id, agentId: c!.id.slice('agent-'.length) })
@@ -139,14 +140,14 @@ t.test('sub-agent sessions go under their parent when the parent is written in t
   const parentCall = lines(readFileSync(p!.path, 'utf8')).find((r) => r.type === 'assistant').message.content[0]
   t.equal(parentCall.id, meta.toolUseId, 'meta names the written call id')
   // read back: the sub-agent is linked to the parent and its call
-  const back = await readAll(ctxFor(out), p!.id)
+  const back = await cc.read(cc.ctx(out), p!.id)
   t.match(back.find((r) => r.kind === 'session' && r.parent), { parent: { sid: `claude-code:${p!.id}`, kind: 'subagent', tool_use_id: 'tool_1' } })
 })
 
 t.test('a sub-agent whose parent is not in the run is written as a session of its own', async (t) => {
   const C = 'opencode:ses_orphan'
   const out = tempDir(t)
-  const [w] = await writeAll(ctxFor(out), [
+  const [w] = await cc.write(cc.ctx(out), [
     { kind: 'session', ferry: '1.0', sid: C, id: `${C}:session`, source: { harness: 'opencode', locator: {} }, native_id: 'ses_orphan', cwd: '/w', parent: { sid: 'opencode:ses_gone', kind: 'subagent' } },
     { kind: 'message', sid: C, id: `${C}:1`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
   ] as FerryRecord[])
@@ -156,7 +157,7 @@ t.test('a sub-agent whose parent is not in the run is written as a session of it
 t.test('compaction and slash commands are written the way Claude Code writes them', async (t) => {
   const sid = 'codex:cmp'
   const out = tempDir(t)
-  const [w] = await writeAll(ctxFor(out), [
+  const [w] = await cc.write(cc.ctx(out), [
     { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'codex', locator: {} }, native_id: 'cmp', cwd: '/w' },
     { kind: 'message', sid, id: `${sid}:1`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'before' }] },
     { kind: 'message', sid, id: `${sid}:2`, role: 'assistant', ts: null, blocks: [{ type: 'text', text: 'ok' }] },
@@ -171,7 +172,7 @@ t.test('compaction and slash commands are written the way Claude Code writes the
   t.match(recs[b + 1], { type: 'user', parentUuid: recs[b].uuid, isCompactSummary: true, message: { content: 'we talked' } })
   t.match(recs[b + 2].message.content, /^<command-name>\/model<\/command-name>[\s\S]*<command-args>opus<\/command-args>$/)
   t.equal(recs[b + 3].message.content, '<local-command-stdout>Set model to opus</local-command-stdout>')
-  const back = await readAll(ctxFor(out), w!.id)
+  const back = await cc.read(cc.ctx(out), w!.id)
   const call = back.find((r) => r.kind === 'message' && r.blocks[0]?.type === 'tool_use') as any
   t.match(call.blocks[0], { name: '/model', input: { args: 'opus' } })
   t.ok(back.some((r) => r.kind === 'boundary'))
@@ -180,7 +181,7 @@ t.test('compaction and slash commands are written the way Claude Code writes the
 t.test('hostile ids and paths never escape the store', async (t) => {
   const sid = 'claude-code:../../../etc/x'
   const out = tempDir(t)
-  const [w] = await writeAll(ctxFor(out), [
+  const [w] = await cc.write(cc.ctx(out), [
     { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'claude-code', locator: { path: '/a/../../b/c.jsonl' } }, native_id: '../../../etc/x', cwd: '../../..' },
     { kind: 'message', sid, id: `${sid}:1`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
     { kind: 'native', sid, id: `${sid}:2`, native_type: 'claude-code/tool-result-file', native: { format: 'claude-code/jsonl@2.1.332', file: 'tool-results/../../../../evil.txt', raw: 'x' } },

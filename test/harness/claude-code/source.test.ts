@@ -3,14 +3,17 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BoundaryRec, EndRec, FerryRecord, MessageRec, NativeRec, SessionRec, ToolResultBlock } from '../../../lib/model.js'
 import { claudeCode } from '../../../lib/harness/claude-code/index.js'
-import { AGENT_ID, DAMAGED_ID, FEATURE_ID, FIXTURE_HOME, LONG_ID, PROJECT, ctxFor, fixtureCopy, longLineSession, readAll } from './helpers.js'
+import { FIXTURE, kit, longLineSession } from '../../kit.js'
+
+const { home: FIXTURE_HOME, project: PROJECT, feature: FEATURE_ID, damaged: DAMAGED_ID, agent: AGENT_ID, long: LONG_ID } = FIXTURE.claudeCode
+const cc = kit('claude-code')
 
 const sid = `claude-code:${FEATURE_ID}`
 const msgs = (recs: FerryRecord[], s = sid) => recs.filter((r): r is MessageRec => r.kind === 'message' && r.sid === s)
 const texts = (m: MessageRec) => m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')
 
 t.test('session header, then records in file order, then end; sub-agent session follows', async (t) => {
-  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID)
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID)
   const heads = recs.filter((r): r is SessionRec => r.kind === 'session')
   t.equal(heads.length, 2)
   t.match(heads[0], {
@@ -30,7 +33,7 @@ t.test('session header, then records in file order, then end; sub-agent session 
 })
 
 t.test('the active branch only; the abandoned one is counted, not emitted', async (t) => {
-  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID)
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID)
   const all = msgs(recs)
   t.notOk(all.some((m) => texts(m).includes('OLD-BRANCH')))
   t.ok(all.some((m) => texts(m) === 'Instead, just tell me the fix.'))
@@ -43,7 +46,7 @@ t.test('the active branch only; the abandoned one is counted, not emitted', asyn
 })
 
 t.test('split assistant lines become one message, usage counted once', async (t) => {
-  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID, { native: true })
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID, { native: true })
   const first = msgs(recs).find((m) => m.role === 'assistant')!
   t.same(first.blocks.map((b) => b.type), ['thinking', 'text', 'tool_use'])
   t.equal(first.api_message_id, 'msg_syn_A1')
@@ -58,7 +61,7 @@ t.test('split assistant lines become one message, usage counted once', async (t)
 })
 
 t.test('tool results pair with calls and keep toolUseResult; spilled output as a reference or inlined', async (t) => {
-  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID)
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID)
   const results = msgs(recs).flatMap((m) => m.blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result'))
   const read = results.find((r) => r.tool_use_id === 'toolu_syn_01')!
   t.match(read.structured, { type: 'text', file: { filePath: '/home/dev/demo-app/package.json' } })
@@ -68,7 +71,7 @@ t.test('tool results pair with calls and keep toolUseResult; spilled output as a
   t.equal(spilled.truncated!.original_bytes, readFileSync(spillPath).length)
   t.match(spilled.content, /^<persisted-output>/)
 
-  const inl = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID, { inlineSpilled: true, native: true })
+  const inl = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID, { inlineSpilled: true, native: true })
   const full = msgs(inl).flatMap((m) => m.blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result')).find((r) => r.tool_use_id === 'toolu_syn_02')!
   t.equal(full.content, readFileSync(spillPath, 'utf8'))
   t.notOk(full.truncated)
@@ -79,7 +82,7 @@ t.test('tool results pair with calls and keep toolUseResult; spilled output as a
 })
 
 t.test('images, context, slash commands, compaction, unknown types', async (t) => {
-  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID)
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID)
   const m = msgs(recs)
   t.match(m[0]!.blocks[1], { type: 'image', mime: 'image/png', data: /^iVBORw0KGgo/ })
   t.notOk(m[0]!.context)
@@ -104,7 +107,7 @@ t.test('images, context, slash commands, compaction, unknown types', async (t) =
 })
 
 t.test('native: true attaches the exact line to every record, off-branch lines included', async (t) => {
-  const recs = await readAll(ctxFor(FIXTURE_HOME), FEATURE_ID, { native: true })
+  const recs = await cc.read(cc.ctx(FIXTURE_HOME), FEATURE_ID, { native: true })
   const file = readFileSync(join(PROJECT, `${FEATURE_ID}.jsonl`), 'utf8').split('\n').slice(0, -1)
   const seen = new Map<number, string>()
   for (const r of recs) {
@@ -120,8 +123,8 @@ t.test('native: true attaches the exact line to every record, off-branch lines i
 })
 
 t.test('a damaged file: NUL-prefixed line read, torn last line reported with its position', async (t) => {
-  const ctx = ctxFor(FIXTURE_HOME)
-  const recs = await readAll(ctx, DAMAGED_ID)
+  const ctx = cc.ctx(FIXTURE_HOME)
+  const recs = await cc.read(ctx, DAMAGED_ID)
   const m = msgs(recs, `claude-code:${DAMAGED_ID}`)
   t.same(m.map(texts), ['Summarise the README.', 'The README explains how to run the demo app.', 'And the licence?'])
   const end = recs.find((r): r is EndRec => r.kind === 'end')!
@@ -133,10 +136,10 @@ t.test('a damaged file: NUL-prefixed line read, torn last line reported with its
 })
 
 t.test('the run\'s line cap (ctx.maxLineBytes) holds on every read path', async (t) => {
-  const home = fixtureCopy(t)
+  const home = cc.home(t)
   const path = longLineSession(home, 5000)
-  const ctx = ctxFor(home, { maxLineBytes: 1000 })
-  const recs = await readAll(ctx, LONG_ID, { native: true })
+  const ctx = cc.ctx(home, { maxLineBytes: 1000 })
+  const recs = await cc.read(ctx, LONG_ID, { native: true })
   const over = ctx.diagnostics.items.filter((d) => d.code === 'line-too-long')
   t.match(over, [{ severity: 'error', source: 'claude-code', position: { file: path, line: 2 } }], 'once, with file and line')
   t.same(msgs(recs, `claude-code:${LONG_ID}`).map(texts), ['Print the log.', 'Here it is.', 'Thanks.'])
@@ -147,16 +150,16 @@ t.test('the run\'s line cap (ctx.maxLineBytes) holds on every read path', async 
   const info = await claudeCode.resolve!(ctx, LONG_ID)
   t.match(info, { cwd: '/home/dev/demo-app', model: 'claude-sonnet-4-5', title: 'Print the log.' })
   // The cap is the context's: a larger one reads the line.
-  const wide = ctxFor(home, { maxLineBytes: 10_000 })
-  await readAll(wide, LONG_ID)
+  const wide = cc.ctx(home, { maxLineBytes: 10_000 })
+  await cc.read(wide, LONG_ID)
   t.equal(wide.diagnostics.errors, 0)
 })
 
 t.test('a sub-agent without its meta file is read without a warning', async (t) => {
-  const home = fixtureCopy(t)
+  const home = cc.home(t)
   rmSync(join(home, '.claude', 'projects', '-home-dev-demo-app', FEATURE_ID, 'subagents', `agent-${AGENT_ID}.meta.json`))
-  const ctx = ctxFor(home)
-  const recs = await readAll(ctx, FEATURE_ID)
+  const ctx = cc.ctx(home)
+  const recs = await cc.read(ctx, FEATURE_ID)
   t.match(recs.find((r) => r.kind === 'session' && r.sid === `claude-code:agent-${AGENT_ID}`), { parent: { kind: 'subagent', tool_use_id: 'toolu_syn_03' } }, 'linked through the parent\'s toolUseResult')
   t.same(ctx.diagnostics.items.filter((d) => d.code === 'bad-meta'), [])
 })

@@ -2,15 +2,17 @@
 import t from 'tap'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURES, ferry, jsonl, tempDir } from '../../helpers.js'
-import { CLASSIC_ID, homeWith, rollouts, zstd } from './helpers.js'
+import { FIXTURE, FIXTURES, ferry, jsonl, kit, rollouts, tempDir, zstd } from '../../kit.js'
+
+const { classic: CLASSIC_ID } = FIXTURE.codex
+const cx = kit('codex')
 
 /** The records of a `cat` stream, without its `stream` preamble. */
 const records = (out: string) => jsonl(out).filter((x) => x.kind !== 'stream')
 
 /** The classic fixture with a 5 KB assistant message inserted as line 11. */
-function homeWithLongLine(t: Parameters<typeof homeWith>[0]): { home: string; file: string } {
-  const home = homeWith(t, 'classic')
+function homeWithLongLine(t: Parameters<typeof tempDir>[0]): { home: string; file: string } {
+  const home = cx.home(t, 'classic')
   const file = rollouts(join(home, '.codex', 'sessions'))[0]!
   const lines = readFileSync(file, 'utf8').split('\n')
   const long = JSON.stringify({

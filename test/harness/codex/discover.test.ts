@@ -3,16 +3,19 @@ import { appendFileSync, copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { codex } from '../../../lib/harness/codex/index.js'
 import type { SessionInfo } from '../../../lib/harness/types.js'
-import { ARCHIVED_ID, CLASSIC_ID, CODEMODE_ID, ctxFor, homeWith, readAll, rollouts, zstd } from './helpers.js'
+import { FIXTURE, kit, rollouts, zstd } from '../../kit.js'
+
+const { classic: CLASSIC_ID, codemode: CODEMODE_ID, archived: ARCHIVED_ID } = FIXTURE.codex
+const cx = kit('codex')
 
 async function list(home: string, all = false): Promise<SessionInfo[]> {
   const out: SessionInfo[] = []
-  for await (const s of codex.discover!(ctxFor(home), { all })) out.push(s)
+  for await (const s of codex.discover!(cx.ctx(home), { all })) out.push(s)
   return out
 }
 
 t.test('lists sessions/ by default, archived_sessions/ with all; metadata from the head', async (t) => {
-  const home = homeWith(t, 'classic')
+  const home = cx.home(t, 'classic')
   const active = await list(home)
   t.same(active.map((s) => s.id), [CLASSIC_ID])
   t.match(active[0], { sid: `codex:${CLASSIC_ID}`, cwd: '/home/dev/demo-app', model: 'gpt-5.5', agent_version: '0.171.0', git_branch: 'main', created_at: '2026-11-02T09:15:00.000Z', title: 'Why does `npm test` fail?' })
@@ -24,7 +27,7 @@ t.test('lists sessions/ by default, archived_sessions/ with all; metadata from t
 })
 
 t.test('a plain and a .zst copy are listed once (plain wins); a lone .zst is listed compressed', async (t) => {
-  const home = homeWith(t, 'classic', 'codemode')
+  const home = cx.home(t, 'classic', 'codemode')
   const files = rollouts(join(home, '.codex', 'sessions'))
   zstd(files[0]!, true)
   zstd(files[1]!, false)
@@ -40,7 +43,7 @@ t.test('a plain and a .zst copy are listed once (plain wins); a lone .zst is lis
 })
 
 t.test('a .zst whose tail is corrupt still lists (only the head is decompressed)', async (t) => {
-  const home = homeWith(t, 'classic')
+  const home = cx.home(t, 'classic')
   const file = rollouts(join(home, '.codex', 'sessions'))[0]!
   const { appendFileSync, readFileSync } = await import('node:fs')
   // Enough varied lines that the file spans many zstd blocks.
@@ -57,8 +60,8 @@ t.test('a .zst whose tail is corrupt still lists (only the head is decompressed)
 })
 
 t.test('resolve: id, unique prefix, path; ambiguous prefix is an error; unknown is null', async (t) => {
-  const home = homeWith(t, 'classic', 'codemode')
-  const ctx = ctxFor(home)
+  const home = cx.home(t, 'classic', 'codemode')
+  const ctx = cx.ctx(home)
   t.equal((await codex.resolve!(ctx, CLASSIC_ID))?.id, CLASSIC_ID)
   t.equal((await codex.resolve!(ctx, '019a3c'))?.id, CLASSIC_ID)
   t.equal((await codex.resolve!(ctx, ARCHIVED_ID))?.archived, true, 'archived sessions resolve too')
@@ -74,29 +77,29 @@ t.test('resolve: id, unique prefix, path; ambiguous prefix is an error; unknown 
 })
 
 t.test('an absent store yields nothing', async (t) => {
-  const home = homeWith(t)
+  const home = cx.empty(t)
   t.same(await list(home, true), [])
 })
 
 t.test('a thread name from session_index.jsonl is a custom title; a first prompt stays first_prompt', async (t) => {
-  const home = homeWith(t, 'classic')
+  const home = cx.home(t, 'classic')
   const all = await list(home, true)
   t.match(all.find((s) => s.id === ARCHIVED_ID), { title: 'README question', title_source: 'custom' })
   t.match(all.find((s) => s.id === CLASSIC_ID), { title: 'Why does `npm test` fail?', title_source: 'first_prompt' })
 
-  const { recs } = await readAll(ctxFor(home), ARCHIVED_ID)
+  const { recs } = await cx.readSettled(cx.ctx(home), ARCHIVED_ID)
   t.match(recs[0], { kind: 'session', title: 'README question', title_source: 'custom' }, 'the reader takes it from discovery')
-  const { recs: classic } = await readAll(ctxFor(home), CLASSIC_ID)
+  const { recs: classic } = await cx.readSettled(cx.ctx(home), CLASSIC_ID)
   t.match(classic[0], { title_source: 'first_prompt' })
 })
 
 t.test('session_index.jsonl: the last entry for an id wins; a torn last line is a warning, not an error', async (t) => {
-  const home = homeWith(t, 'classic')
+  const home = cx.home(t, 'classic')
   const index = join(home, '.codex', 'session_index.jsonl')
   appendFileSync(index, JSON.stringify({ id: CLASSIC_ID, thread_name: 'old name', updated_at: '2026-11-02T10:00:00Z' }) + '\n')
   appendFileSync(index, JSON.stringify({ id: CLASSIC_ID, thread_name: 'npm test triage', updated_at: '2026-11-02T11:00:00Z' }) + '\n')
   appendFileSync(index, '{"id":"019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b","thread_na')
-  const ctx = ctxFor(home)
+  const ctx = cx.ctx(home)
   const out: SessionInfo[] = []
   for await (const s of codex.discover!(ctx, {})) out.push(s)
   t.match(out[0], { id: CLASSIC_ID, title: 'npm test triage', title_source: 'custom' })

@@ -11,8 +11,9 @@ import { LineSplitter } from '../../../lib/io/lines.js'
 import { parseJsonLine } from '../../../lib/io/line-file.js'
 import { parseJsonBytes } from '../../../lib/io/json-bytes.js'
 import type { MessageRec } from '../../../lib/model.js'
-import { tempDir } from '../../helpers.js'
-import { ctxFor, readAll, rollouts, writeAll } from './helpers.js'
+import { kit, rollouts, tempDir } from '../../kit.js'
+
+const cx = kit('codex')
 
 const MB = 1024 * 1024
 
@@ -137,8 +138,8 @@ t.test('a rollout with a 20 MB tool output: the same records with and without na
   const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n'
   writeFileSync(file, text)
 
-  const lean = await readAll(ctxFor(home), id)
-  const full = await readAll(ctxFor(home), id, { native: true })
+  const lean = await cx.readSettled(cx.ctx(home), id)
+  const full = await cx.readSettled(cx.ctx(home), id, { native: true })
   t.equal(lean.error, undefined)
   t.equal(full.error, undefined)
   const result = lean.recs.flatMap((r) => (r.kind === 'message' ? (r as MessageRec).blocks : [])).find((b) => b.type === 'tool_result') as any
@@ -149,7 +150,7 @@ t.test('a rollout with a 20 MB tool output: the same records with and without na
   t.ok(strip(full.recs) === strip(lean.recs), 'the same records as the native read, less native')
 
   const out = tempDir(t, 'ferry-codex-huge-out-')
-  await writeAll(ctxFor(out), full.recs)
+  await cx.write(cx.ctx(out), full.recs)
   const [written] = rollouts(join(out, '.codex'))
   t.ok(written && readFileSync(written).equals(Buffer.from(text)), 'written back byte for byte')
 })

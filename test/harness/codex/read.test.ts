@@ -4,15 +4,17 @@ import { readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import { FerryError } from '../../../lib/errors.js'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
-import { tempDir } from '../../helpers.js'
-import { CLASSIC_ID, CODEMODE_ID, LEGACY_ID, ctxFor, homeWith, readAll, rollouts, zstd } from './helpers.js'
+import { FIXTURE, kit, rollouts, tempDir, zstd } from '../../kit.js'
+
+const { classic: CLASSIC_ID, codemode: CODEMODE_ID, legacy: LEGACY_ID } = FIXTURE.codex
+const cx = kit('codex')
 
 const msgs = (recs: FerryRecord[]) => recs.filter((r): r is MessageRec => r.kind === 'message')
 const local = (id: string) => id.slice(id.lastIndexOf(':') + 1)
 
 t.test('classic dialect (0.171 shape): messages, context, reasoning, tools, exit codes, usage, passthrough', async (t) => {
-  const home = homeWith(t, 'classic')
-  const { recs, error } = await readAll(ctxFor(home), CLASSIC_ID)
+  const home = cx.home(t, 'classic')
+  const { recs, error } = await cx.readSettled(cx.ctx(home), CLASSIC_ID)
   t.equal(error, undefined)
   t.equal(recs[0]!.kind, 'session')
   t.equal(recs.at(-1)!.kind, 'end')
@@ -51,8 +53,8 @@ t.test('classic dialect (0.171 shape): messages, context, reasoning, tools, exit
 })
 
 t.test('code mode: the exec script call carries its nested commands from item_completed', async (t) => {
-  const home = homeWith(t, 'codemode')
-  const { recs } = await readAll(ctxFor(home), CODEMODE_ID)
+  const home = cx.home(t, 'codemode')
+  const { recs } = await cx.readSettled(cx.ctx(home), CODEMODE_ID)
   const m = msgs(recs)
   const use = m.flatMap((r) => r.blocks).find((b) => b.type === 'tool_use') as any
   t.equal(use.name, 'exec')
@@ -66,9 +68,9 @@ t.test('code mode: the exec script call carries its nested commands from item_co
 })
 
 t.test('legacy rollout: line/item ids, shell argv, wrapped outputs, local shell, web search, compaction, torn last line', async (t) => {
-  const home = homeWith(t, 'legacy')
-  const ctx = ctxFor(home)
-  const { recs, error } = await readAll(ctx, LEGACY_ID)
+  const home = cx.home(t, 'legacy')
+  const ctx = cx.ctx(home)
+  const { recs, error } = await cx.readSettled(ctx, LEGACY_ID)
   t.equal(error, undefined, 'a torn last line is not fatal')
   const ids = recs.map((r) => local(r.id))
   t.ok(ids.includes('irs_dup'), 'first use of a payload id gives an i-locator')
@@ -100,11 +102,11 @@ t.test('legacy rollout: line/item ids, shell argv, wrapped outputs, local shell,
 
 t.test('ids are identical for a rollout read plain and read as .jsonl.zst', async (t) => {
   for (const [fix, id] of [['classic', CLASSIC_ID], ['codemode', CODEMODE_ID], ['legacy', LEGACY_ID]] as const) {
-    const home = homeWith(t, fix)
-    const plain = await readAll(ctxFor(home), id, { native: true })
+    const home = cx.home(t, fix)
+    const plain = await cx.readSettled(cx.ctx(home), id, { native: true })
     const file = rollouts(join(home, '.codex', 'sessions'))[0]!
     zstd(file, false)
-    const z = await readAll(ctxFor(home), id, { native: true })
+    const z = await cx.readSettled(cx.ctx(home), id, { native: true })
     t.equal((z.recs[0] as any).source.locator.compressed, true, `${fix}: read from .zst`)
     t.same(z.recs.map((r) => r.id), plain.recs.map((r) => r.id), `${fix}: same ids`)
     t.same(z.recs.map((r: any) => r.native?.raw), plain.recs.map((r: any) => r.native?.raw), `${fix}: same raw lines`)
@@ -112,11 +114,11 @@ t.test('ids are identical for a rollout read plain and read as .jsonl.zst', asyn
 })
 
 t.test('native: true attaches each original line; native records always carry raw', async (t) => {
-  const home = homeWith(t, 'classic')
-  const { recs } = await readAll(ctxFor(home), CLASSIC_ID, { native: true })
+  const home = cx.home(t, 'classic')
+  const { recs } = await cx.readSettled(cx.ctx(home), CLASSIC_ID, { native: true })
   const lines = readFileSync(rollouts(home)[1]!, 'utf8').split('\n')
   for (const r of recs.slice(0, -1) as any[]) t.equal(r.native.raw, lines[r.native.line], r.id)
-  const { recs: bare } = await readAll(ctxFor(home), CLASSIC_ID)
+  const { recs: bare } = await cx.readSettled(cx.ctx(home), CLASSIC_ID)
   t.notOk(bare.some((r: any) => r.native), 'no native without the option')
 })
 
@@ -135,7 +137,7 @@ t.test('a truncated .zst gives every complete line, then a located FerryError', 
   writeFileSync(file, lines.join('\n') + '\n')
   const z = zstd(file, false)
   truncateSync(z, Math.floor(statSync(z).size / 2))
-  const { recs, error } = await readAll(ctxFor(dir), id)
+  const { recs, error } = await cx.readSettled(cx.ctx(dir), id)
   t.ok(error instanceof FerryError, 'a FerryError')
   t.equal(error.code, 'bad-zstd')
   t.equal(error.source, 'codex')
@@ -150,12 +152,12 @@ t.test('a truncated .zst gives every complete line, then a located FerryError', 
 })
 
 t.test('a file that does not start with session_meta is read with a located error', async (t) => {
-  const home = homeWith(t, 'classic')
+  const home = cx.home(t, 'classic')
   const file = rollouts(join(home, '.codex', 'sessions'))[0]!
   const lines = readFileSync(file, 'utf8').split('\n')
   writeFileSync(file, lines.slice(1).join('\n'))
-  const ctx = ctxFor(home)
-  const { recs } = await readAll(ctx, file)
+  const ctx = cx.ctx(home)
+  const { recs } = await cx.readSettled(ctx, file)
   t.equal(recs[0]!.kind, 'session', 'session still comes first')
   t.ok(ctx.diagnostics.items.some((d) => d.code === 'bad-meta' && d.source === 'codex' && d.position?.line === 1))
   t.ok(msgs(recs).length > 5)

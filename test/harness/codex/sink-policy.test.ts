@@ -3,11 +3,13 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { concatSources, context, NotWrittenError, open, pipeline, sink } from '../../../lib/index.js'
 import type { WrittenSession } from '../../../lib/harness/types.js'
-import { tempDir } from '../../helpers.js'
-import { CLASSIC_ID, CODEMODE_ID, homeWith, rollouts } from './helpers.js'
+import { FIXTURE, kit, rollouts, tempDir } from '../../kit.js'
+
+const { classic: CLASSIC_ID, codemode: CODEMODE_ID } = FIXTURE.codex
+const cx = kit('codex')
 
 t.test('an existing rollout without force: NotWrittenError (exists), file unchanged, the next session written', async (t) => {
-  const home = homeWith(t, 'classic', 'codemode')
+  const home = cx.home(t, 'classic', 'codemode')
   const out = tempDir(t)
   const ctx = () => context({ home })
 

@@ -5,21 +5,23 @@ import { basename, join } from 'node:path'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
 import { derivedUuidV7, isUuid } from '../../../lib/harness/codex/ids.js'
 import { rolloutRelPath } from '../../../lib/harness/codex/paths.js'
-import { tempDir } from '../../helpers.js'
-import { CLASSIC_ID, CODEMODE_ID, LEGACY_ID, ctxFor, homeWith, readAll, rollouts, writeAll, zstd } from './helpers.js'
+import { FIXTURE, kit, rollouts, tempDir, zstd } from '../../kit.js'
+
+const { classic: CLASSIC_ID, codemode: CODEMODE_ID, legacy: LEGACY_ID } = FIXTURE.codex
+const cx = kit('codex')
 
 const jsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
 
 t.test('same-harness round trip with native lines is byte-identical (plain and from .zst)', async (t) => {
   for (const [fix, id] of [['classic', CLASSIC_ID], ['codemode', CODEMODE_ID], ['legacy', LEGACY_ID]] as const) {
     for (const compressed of [false, true]) {
-      const home = homeWith(t, fix)
+      const home = cx.home(t, fix)
       const src = rollouts(join(home, '.codex', 'sessions'))[0]!
       const original = readFileSync(src, 'utf8')
       if (compressed) zstd(src, false)
-      const { recs } = await readAll(ctxFor(home), id, { native: true })
+      const { recs } = await cx.readSettled(cx.ctx(home), id, { native: true })
       const out = tempDir(t)
-      const [w] = await writeAll(ctxFor(home), recs, { out })
+      const [w] = await cx.write(cx.ctx(home), recs, { out })
       t.equal(w!.id, id, `${fix}: keeps its id`)
       t.equal(basename(w!.path), basename(src), `${fix}: same file name`)
       // The legacy fixture ends with a torn line, which is not a record.
@@ -30,10 +32,10 @@ t.test('same-harness round trip with native lines is byte-identical (plain and f
 })
 
 t.test('records dropped on the way keep ordinals contiguous', async (t) => {
-  const home = homeWith(t, 'classic')
-  const { recs } = await readAll(ctxFor(home), CLASSIC_ID, { native: true })
+  const home = cx.home(t, 'classic')
+  const { recs } = await cx.readSettled(cx.ctx(home), CLASSIC_ID, { native: true })
   const kept = recs.filter((r) => !(r.kind === 'native' && r.native_type === 'codex/world_state'))
-  const [w] = await writeAll(ctxFor(home), kept, { out: tempDir(t) })
+  const [w] = await cx.write(cx.ctx(home), kept, { out: tempDir(t) })
   t.same(jsonl(w!.path).map((l) => l.ordinal), Array.from({ length: 25 }, (_, i) => i))
 })
 
@@ -55,16 +57,16 @@ function modelled(recs: FerryRecord[]) {
 
 t.test('common → Codex → common is a fixpoint (no native)', async (t) => {
   for (const [fix, id] of [['classic', CLASSIC_ID], ['codemode', CODEMODE_ID]] as const) {
-    const home = homeWith(t, fix)
-    const a = (await readAll(ctxFor(home), id)).recs
+    const home = cx.home(t, fix)
+    const a = (await cx.readSettled(cx.ctx(home), id)).recs
     const out1 = tempDir(t)
-    const [w1] = await writeAll(ctxFor(home), a, { out: out1 })
+    const [w1] = await cx.write(cx.ctx(home), a, { out: out1 })
     t.not(w1!.id, id, 'a modelled write gets a new id')
-    const b = (await readAll(ctxFor(out1), w1!.path)).recs
+    const b = (await cx.readSettled(cx.ctx(out1), w1!.path)).recs
     t.same(modelled(b), modelled(a), `${fix}: conversation survives`)
     const out2 = tempDir(t)
-    const [w2] = await writeAll(ctxFor(home), b, { out: out2 })
-    const c = (await readAll(ctxFor(out2), w2!.path)).recs
+    const [w2] = await cx.write(cx.ctx(home), b, { out: out2 })
+    const c = (await cx.readSettled(cx.ctx(out2), w2!.path)).recs
     t.same(modelled(c), modelled(b), `${fix}: second pass changes nothing`)
     t.equal((b[0] as any).model, (a[0] as any).model)
   }
@@ -87,7 +89,7 @@ function claudeStream(): FerryRecord[] {
 
 t.test('a Claude-shaped session becomes a resumable classic rollout', async (t) => {
   const home = tempDir(t)
-  const [w] = await writeAll(ctxFor(home), claudeStream())
+  const [w] = await cx.write(cx.ctx(home), claudeStream())
   t.equal(w!.from, SID)
   t.equal(w!.path, join(home, '.codex', rolloutRelPath(w!.id, new Date('2026-11-02T09:15:00.000Z'))), 'store root, local-time dirs and name')
   t.match(w!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'UUIDv7')
@@ -104,23 +106,23 @@ t.test('a Claude-shaped session becomes a resumable classic rollout', async (t) 
   t.same(ev.filter((e) => e.type === 'user_message').map((e) => e.message), ['Why does npm test fail?'], 'one user_message per prompt')
   t.match(ev.find((e) => e.type === 'token_count').info.last_token_usage, { input_tokens: 150, cached_input_tokens: 50, output_tokens: 20 })
   // And it reads back.
-  const back = (await readAll(ctxFor(home), w!.id)).recs
+  const back = (await cx.readSettled(cx.ctx(home), w!.id)).recs
   t.same(back.filter((r) => r.kind === 'message').map((r: any) => r.blocks.map((b: any) => b.type).join('+')), ['text', 'text', 'tool_use', 'tool_result', 'text'])
   t.same((back.find((r: any) => r.usage) as any).usage, { input_tokens: 100, output_tokens: 20, cache_read_tokens: 50, total_tokens: 170, scope: 'message' })
 })
 
 t.test('deterministic ids; no overwrite without force', async (t) => {
   const home = tempDir(t)
-  const [a] = await writeAll(ctxFor(home), claudeStream())
-  await t.rejects(writeAll(ctxFor(home), claudeStream()), { code: 'not-written', failures: [{ sid: SID, error: { code: 'exists' } }] })
-  const [b] = await writeAll(ctxFor(home), claudeStream(), { force: true })
+  const [a] = await cx.write(cx.ctx(home), claudeStream())
+  await t.rejects(cx.write(cx.ctx(home), claudeStream()), { code: 'not-written', failures: [{ sid: SID, error: { code: 'exists' } }] })
+  const [b] = await cx.write(cx.ctx(home), claudeStream(), { force: true })
   t.equal(b!.id, a!.id)
 })
 
 t.test('provider and model: flag, else config.toml, else defaults', async (t) => {
   const home = tempDir(t)
   const meta = async (opts: Record<string, unknown>) => {
-    const [w] = await writeAll(ctxFor(home), claudeStream(), { force: true, ...opts })
+    const [w] = await cx.write(cx.ctx(home), claudeStream(), { force: true, ...opts })
     const lines = jsonl(w!.path)
     return { provider: lines[0].payload.model_provider, model: lines[1].payload.model }
   }
@@ -136,15 +138,15 @@ t.test('a config.toml that does not parse: defaults, and a warning naming the fi
   mkdirSync(join(home, '.codex'), { recursive: true })
   const config = join(home, '.codex', 'config.toml')
   writeFileSync(config, 'model = "gpt-6.2-sol"\nmodel_provider = corp\n')
-  const ctx = ctxFor(home)
-  const [w] = await writeAll(ctx, claudeStream())
+  const ctx = cx.ctx(home)
+  const [w] = await cx.write(ctx, claudeStream())
   const lines = jsonl(w!.path)
   t.same([lines[0].payload.model_provider, lines[1].payload.model], ['openai', 'gpt-5.5'], 'nothing from a broken file')
   t.equal(ctx.diagnostics.errors, 0, 'the session is still written')
   t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'bad-config', source: 'codex', position: { file: config, line: 2 } }])
   // Values the old line matcher missed: single quotes, a comment after the value.
   writeFileSync(config, "model = 'o9-mini' # the fast one\nmodel_provider = \"corp\"\n")
-  const [w2] = await writeAll(ctxFor(home), claudeStream(), { force: true })
+  const [w2] = await cx.write(cx.ctx(home), claudeStream(), { force: true })
   const l2 = jsonl(w2!.path)
   t.same([l2[0].payload.model_provider, l2[1].payload.model], ['corp', 'o9-mini'])
 })
@@ -160,11 +162,11 @@ t.test('derived v7 ids are the ones earlier versions wrote', async (t) => {
 })
 
 t.test('hostile native ids never reach a path', async (t) => {
-  const home = homeWith(t, 'classic')
-  const { recs } = await readAll(ctxFor(home), CLASSIC_ID, { native: true })
+  const home = cx.home(t, 'classic')
+  const { recs } = await cx.readSettled(cx.ctx(home), CLASSIC_ID, { native: true })
   const s = { ...(recs[0] as any), native_id: '../../../etc/x' }
   const out = tempDir(t)
-  await t.rejects(writeAll(ctxFor(home), [s, ...recs.slice(1)], { out }), { code: 'not-written', failures: [{ error: { code: 'unsafe-path' } }] })
+  await t.rejects(cx.write(cx.ctx(home), [s, ...recs.slice(1)], { out }), { code: 'not-written', failures: [{ error: { code: 'unsafe-path' } }] })
   t.same(rollouts(out), [])
   t.equal(execFileSync('find', [out, '-type', 'f']).toString(), '', 'no temp file left behind')
 })

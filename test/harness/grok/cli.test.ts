@@ -1,7 +1,7 @@
 import t from 'tap'
 import { appendFileSync, cpSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURES, ferry, jsonl, tempDir } from '../../helpers.js'
+import { FIXTURES, ferry, jsonl, tempDir } from '../../kit.js'
 
 // Runs the compiled CLI (npx tsc -p . first).
 t.test('ferry ls / convert on the sample Grok store', async (t) => {

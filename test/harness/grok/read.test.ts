@@ -5,8 +5,10 @@ import { grok } from '../../../lib/harness/grok/index.js'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
 import { createContext } from '../../../lib/context.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
-import { tempDir } from '../../helpers.js'
-import { ctxFor, GROK_FIXTURES, readAll } from './helpers.js'
+import { FIXTURE, kit, tempDir } from '../../kit.js'
+
+const GROK_FIXTURES = FIXTURE.grok.root
+const gk = kit('grok')
 
 const V1 = join(GROK_FIXTURES, 'v1')
 const V02 = join(GROK_FIXTURES, 'v02')
@@ -17,7 +19,7 @@ const msgs = (recs: FerryRecord[]) => recs.filter((r): r is MessageRec => r.kind
 const edgeDir = (cwdName: string, n: number) => join(EDGE, 'sessions', cwdName, `0a000000-0000-4000-8000-00000000000${n}`)
 
 t.test('discovery: sessions/<group>/<id>, metadata from summary.json, stray files skipped', async (t) => {
-  const ctx = ctxFor(V1)
+  const ctx = gk.ctx(V1)
   const found = []
   for await (const s of grok.discover!(ctx)) found.push(s)
   t.equal(found.length, 1, 'prompt_history.jsonl and session_search.sqlite are not sessions')
@@ -27,7 +29,7 @@ t.test('discovery: sessions/<group>/<id>, metadata from summary.json, stray file
   t.same(await grok.resolve!(ctx, join(s.path, 'chat_history.jsonl')), s, 'a file of the session')
   t.equal(await grok.resolve!(ctx, 'ffffffff'), null)
 
-  const edge = ctxFor(EDGE)
+  const edge = gk.ctx(EDGE)
   const all = []
   for await (const e of grok.discover!(edge)) all.push(e)
   t.equal(all.length, 5)
@@ -40,14 +42,14 @@ t.test('discovery without summary.json: cwd from the group name, times from upda
   cpSync(EDGE, root, { recursive: true })
   const dir = join(root, 'sessions', '%2Fsrv%2Fempty-chat', '0a000000-0000-4000-8000-000000000003')
   rmSync(join(dir, 'summary.json'))
-  const info = await grok.resolve!(ctxFor(root), dir)
+  const info = await grok.resolve!(gk.ctx(root), dir)
   t.match(info, { cwd: '/srv/empty-chat', created_at: '2026-11-01T08:00:00.000Z' })
   t.notOk(info!.title)
 })
 
 t.test('1.0.x session: conversation from chat_history, backfilled from updates', async (t) => {
-  const ctx = ctxFor(V1)
-  const recs = await readAll(ctx, V1_ID)
+  const ctx = gk.ctx(V1)
+  const recs = await gk.read(ctx, V1_ID)
   t.equal(recs[0]!.kind, 'session')
   t.equal(recs.at(-1)!.kind, 'end')
   t.match(recs[0], { native_id: V1_ID, cwd: '/home/dev/demo-app', model: 'grok-build', title_source: 'ai', git: { branch: 'main', remote: 'git@git.example.invalid:dev/demo-app.git' } })
@@ -68,7 +70,7 @@ t.test('1.0.x session: conversation from chat_history, backfilled from updates',
 })
 
 t.test('0.2.x session: Cursor tool names, image only in updates.jsonl, raw unparseable args', async (t) => {
-  const recs = await readAll(ctxFor(V02), V02_ID)
+  const recs = await gk.read(gk.ctx(V02), V02_ID)
   const m = msgs(recs)
   t.match(recs[0], { model: 'grok-composer-2.5-fast', x: { 'grok.agent_name': 'cursor' } })
   const prompt = m[1]!
@@ -85,7 +87,7 @@ t.test('0.2.x session: Cursor tool names, image only in updates.jsonl, raw unpar
 })
 
 t.test('missing updates.jsonl: reads fine, no invented timestamps', async (t) => {
-  const recs = await readAll(ctxFor(EDGE), edgeDir('%2Fsrv%2Fno-updates', 1))
+  const recs = await gk.read(gk.ctx(EDGE), edgeDir('%2Fsrv%2Fno-updates', 1))
   const m = msgs(recs)
   t.equal(m.length, 4)
   t.ok(m.every((x) => x.ts === null))
@@ -94,7 +96,7 @@ t.test('missing updates.jsonl: reads fine, no invented timestamps', async (t) =>
 
 t.test('missing or empty chat_history.jsonl: rebuilt from updates.jsonl', async (t) => {
   for (const [name, n, state] of [['%2Fsrv%2Fno-chat', 2, 'absent'], ['%2Fsrv%2Fempty-chat', 3, 'empty']] as const) {
-    const recs = await readAll(ctxFor(EDGE), edgeDir(name, n))
+    const recs = await gk.read(gk.ctx(EDGE), edgeDir(name, n))
     t.match(recs[0], { x: { 'grok.chat_history': state } })
     const m = msgs(recs)
     t.match(m.map((x) => x.role), ['user', 'assistant', 'user', 'assistant'])
@@ -105,9 +107,9 @@ t.test('missing or empty chat_history.jsonl: rebuilt from updates.jsonl', async 
 })
 
 t.test('hostile input: promptIndex 1e12 / -5 ignored, torn line reported, session id from the directory', async (t) => {
-  const ctx = ctxFor(EDGE)
+  const ctx = gk.ctx(EDGE)
   const dir = edgeDir('%2Fsrv%2Fhostile', 4)
-  const recs = await readAll(ctx, dir)
+  const recs = await gk.read(ctx, dir)
   t.equal(recs[0]!.kind === 'session' && recs[0]!.native_id, '0a000000-0000-4000-8000-000000000004', 'summary info.id "../../x" not used')
   const m = msgs(recs)
   t.match(m[0], { ts: '2026-11-01T08:00:00.000Z' }, 'the prompt still gets its time (chunks grouped as one run)')
@@ -129,7 +131,7 @@ t.test('a huge hostile promptIndex never sizes memory, and a missing file mid-re
     lines.push(JSON.stringify({ timestamp: 1793520000 + i, method: 'session/update', params: { sessionId: 'x', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'a' } } } }))
   }
   writeFileSync(join(dir, 'updates.jsonl'), lines.join('\n') + '\n')
-  const recs = await readAll(ctxFor(root), dir)
+  const recs = await gk.read(gk.ctx(root), dir)
   t.equal(msgs(recs)[0]!.ts, new Date(1793520000 * 1000).toISOString())
 })
 
@@ -149,17 +151,17 @@ t.test('a last line cut short (no newline, does not parse) is torn-line, located
   const chat = join(dir, 'chat_history.jsonl')
   const n = readFileSync(chat, 'utf8').split('\n').length
   appendFileSync(chat, '{"type":"assistant","content":"cut sh')
-  const ctx = ctxFor(root)
-  const recs = await readAll(ctx, dir)
+  const ctx = gk.ctx(root)
+  const recs = await gk.read(ctx, dir)
   t.same(located(ctx), [`grok:torn-line@chat_history.jsonl:${n}`])
-  t.equal(msgs(recs).length, msgs(await readAll(ctxFor(V1), V1_ID)).length, 'every whole line still read')
+  t.equal(msgs(recs).length, msgs(await gk.read(gk.ctx(V1), V1_ID)).length, 'every whole line still read')
 })
 
 t.test('a summary.json that is not JSON is bad-meta from grok, and the session is still read', async (t) => {
   const { root, dir } = v1Copy(t)
   writeFileSync(join(dir, 'summary.json'), '{"info": {"id": ')
-  const ctx = ctxFor(root)
-  const recs = await readAll(ctx, dir)
+  const ctx = gk.ctx(root)
+  const recs = await gk.read(ctx, dir)
   t.ok(located(ctx).includes('grok:bad-meta@summary.json:'), String(located(ctx)))
   t.ok(msgs(recs).length > 4)
 })
@@ -173,19 +175,19 @@ t.test('--max-line-bytes is honoured by every Grok read path (chat_history, upda
   appendFileSync(join(dir, 'updates.jsonl'), JSON.stringify({ timestamp: 1, method: 'session/update', params: { sessionId: V1_ID, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: big } } } }) + '\n')
   const updLines = readFileSync(join(dir, 'updates.jsonl'), 'utf8').trimEnd().split('\n').length
   // Every line of the fixture is shorter than 1000 bytes.
-  const ctx = createContext({ home: '/nonexistent-home', roots: { grok: root }, diagnostics: new Diagnostics({ stream: null }), maxLineBytes: 1000 })
-  const recs = await readAll(ctx, dir, true)
+  const ctx = gk.ctx(root, { maxLineBytes: 1000 })
+  const recs = await gk.read(ctx, dir, { native: true })
   t.same(located(ctx).sort(), [`grok:line-too-long@chat_history.jsonl:${chatLines}`, `grok:line-too-long@updates.jsonl:${updLines}`].sort(), 'each over-long line reported once, with file:line')
   t.notOk(JSON.stringify(recs).includes(big), 'no over-long line is carried, modelled or native')
-  t.equal(msgs(recs).length, msgs(await readAll(ctxFor(V1), V1_ID)).length, 'the other lines are read')
+  t.equal(msgs(recs).length, msgs(await gk.read(gk.ctx(V1), V1_ID)).length, 'the other lines are read')
 
   // A session rebuilt from updates.jsonl alone takes the cap on that path too.
   const rebuilt = tempDir(t)
   const rdir = join(rebuilt, 'sessions', '%2Fsrv%2Fno-chat', '0a000000-0000-4000-8000-000000000002')
   cpSync(edgeDir('%2Fsrv%2Fno-chat', 2), rdir, { recursive: true })
   appendFileSync(join(rdir, 'updates.jsonl'), JSON.stringify({ timestamp: 1, method: 'session/update', params: { sessionId: 'x', update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: big } } } }) + '\n')
-  const rctx = createContext({ home: '/nonexistent-home', roots: { grok: rebuilt }, diagnostics: new Diagnostics({ stream: null }), maxLineBytes: 1000 })
-  const rrecs = await readAll(rctx, rdir)
+  const rctx = gk.ctx(rebuilt, { maxLineBytes: 1000 })
+  const rrecs = await gk.read(rctx, rdir)
   t.equal(rctx.diagnostics.items.filter((d) => d.code === 'line-too-long').length, 1, 'reported once over three passes of updates.jsonl')
   t.notOk(JSON.stringify(rrecs).includes(big))
   t.equal(msgs(rrecs).length, 4)

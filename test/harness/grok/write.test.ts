@@ -8,14 +8,31 @@ import { Readable } from 'node:stream'
 import { cpSync } from 'node:fs'
 import { context, open, pipeline, sink, NotWrittenError } from '../../../lib/index.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
-import { tempDir, complete } from '../../helpers.js'
-import { ctxFor, GROK_FIXTURES, modelled, readAll, tree, writeAll } from './helpers.js'
+import { FIXTURE, complete, kit, tempDir, tree } from '../../kit.js'
+
+const GROK_FIXTURES = FIXTURE.grok.root
+const gk = kit('grok')
+
+/** Records without what legitimately differs between two reads of different dirs (ids, sid, locator, native). */
+function modelled(recs: FerryRecord[]): unknown[] {
+  return recs.map((r) => {
+    const c: any = structuredClone(r)
+    delete c.sid
+    delete c.id
+    delete c.native
+    if (c.kind === 'session') {
+      delete c.native_id
+      delete c.source
+    }
+    return c
+  })
+}
 
 const NOT_CARRIED = /(^|\/)terminal($|\/)|\.lock$/
 
 async function sessionDirs(root: string): Promise<string[]> {
   const out: string[] = []
-  for await (const s of grok.discover!(ctxFor(root), { all: true })) out.push(s.path)
+  for await (const s of grok.discover!(gk.ctx(root), { all: true })) out.push(s.path)
   return out
 }
 
@@ -24,8 +41,8 @@ t.test('native round trip is byte-identical for every fixture session', async (t
     const src = join(GROK_FIXTURES, home)
     for (const dir of await sessionDirs(src)) {
       const out = tempDir(t)
-      const recs = await readAll(ctxFor(src), dir, true)
-      const { written, errors } = await writeAll(ctxFor(out), recs)
+      const recs = await gk.read(gk.ctx(src), dir, { native: true })
+      const { written, errors } = await gk.writeSettled(gk.ctx(out), recs)
       t.same(errors, [])
       t.equal(written.length, 1)
       const w = written[0]!
@@ -40,13 +57,13 @@ t.test('native round trip is byte-identical for every fixture session', async (t
 
 t.test('a written session is complete and consistent', async (t) => {
   const src = join(GROK_FIXTURES, 'v1')
-  const recs = await readAll(ctxFor(src), '01a1f84a')
+  const recs = await gk.read(gk.ctx(src), '01a1f84a')
   // Pretend it came from another harness, with a hostile id: the writer must mint a UUID.
   const foreign = recs.map((r) => ({ ...r, sid: 'claude-code:../../x' })) as FerryRecord[]
   ;(foreign[0] as SessionRec).native_id = '../../x'
   ;(foreign[0] as SessionRec).source = { harness: 'claude-code', locator: {} }
   const out = tempDir(t)
-  const { written, errors } = await writeAll(ctxFor(out), foreign)
+  const { written, errors } = await gk.writeSettled(gk.ctx(out), foreign)
   t.same(errors, [])
   const w = written[0]!
   t.match(w.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
@@ -91,13 +108,13 @@ t.test('common → Grok → common is a fixpoint (both shapes, rebuilt and updat
     ['edge', join(GROK_FIXTURES, 'edge/sessions/%2Fsrv%2Fno-updates/0a000000-0000-4000-8000-000000000001')],
   ]
   for (const [home, ref] of cases) {
-    const c0 = await readAll(ctxFor(join(GROK_FIXTURES, home)), ref)
+    const c0 = await gk.read(gk.ctx(join(GROK_FIXTURES, home)), ref)
     const a = tempDir(t)
-    const w1 = (await writeAll(ctxFor(a), c0)).written[0]!
-    const c1 = await readAll(ctxFor(a), w1.path)
+    const w1 = (await gk.writeSettled(gk.ctx(a), c0)).written[0]!
+    const c1 = await gk.read(gk.ctx(a), w1.path)
     const b = tempDir(t)
-    const w2 = (await writeAll(ctxFor(b), c1)).written[0]!
-    const c2 = await readAll(ctxFor(b), w2.path)
+    const w2 = (await gk.writeSettled(gk.ctx(b), c1)).written[0]!
+    const c2 = await gk.read(gk.ctx(b), w2.path)
     t.same(modelled(c2), modelled(c1), `${home} ${ref.split('/').at(-1)}: fixpoint`)
     t.ok(c1.filter((r) => r.kind === 'message').length >= 4)
   }
@@ -115,7 +132,7 @@ t.test('a foreign session: canonical tools mapped through the table, failed tool
     { kind: 'message', sid, id: `${sid}:a2`, role: 'assistant', ts: '2026-11-02T09:15:04.000Z', blocks: [{ type: 'text', text: 'The test script is a placeholder.' }], stop_reason: 'end_turn' },
   ]
   const out = tempDir(t)
-  const w = (await writeAll(ctxFor(out), recs)).written[0]!
+  const w = (await gk.writeSettled(gk.ctx(out), recs)).written[0]!
   const chat = readFileSync(join(w.path, 'chat_history.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l))
   const calls = chat.find((c) => c.type === 'assistant').tool_calls
   t.match(calls, [{ id: 'toolu_1', name: 'run_terminal_cmd' }, { id: 'toolu_2', name: 'read_file' }])
@@ -126,14 +143,14 @@ t.test('a foreign session: canonical tools mapped through the table, failed tool
   const summary = JSON.parse(readFileSync(join(w.path, 'summary.json'), 'utf8'))
   t.equal(summary.current_model_id, 'grok-4.6', 'a non-Grok model is not a Grok model id')
   t.equal(summary.session_summary, 'Why does npm test fail?')
-  const c1 = await readAll(ctxFor(out), w.path)
+  const c1 = await gk.read(gk.ctx(out), w.path)
   const m = c1.filter((r): r is MessageRec => r.kind === 'message')
   t.match(m.find((x) => x.blocks.some((b) => b.type === 'image')), { ts: '2026-11-02T09:15:01.000Z' })
   t.match(m.flatMap((x) => x.blocks).find((b) => b.type === 'tool_result' && b.tool_use_id === 'toolu_1'), { is_error: true })
   t.match(m.at(-1), { stop_reason: 'end_turn' })
   const again = tempDir(t)
-  const w2 = (await writeAll(ctxFor(again), c1)).written[0]!
-  t.same(modelled(await readAll(ctxFor(again), w2.path)), modelled(c1), 'fixpoint')
+  const w2 = (await gk.writeSettled(gk.ctx(again), c1)).written[0]!
+  t.same(modelled(await gk.read(gk.ctx(again), w2.path)), modelled(c1), 'fixpoint')
 })
 
 t.test('hostile ids and overwrites: never outside <root>/sessions/<group>/<id>, no overwrite without force', async (t) => {
@@ -143,17 +160,17 @@ t.test('hostile ids and overwrites: never outside <root>/sessions/<group>/<id>, 
     { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'grok', locator: {} }, native_id: '../../x', cwd: '..' },
     { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
   ]
-  const first = await writeAll(ctxFor(out), recs)
+  const first = await gk.writeSettled(gk.ctx(out), recs)
   const w = first.written[0]!
   t.match(w.id, /^[0-9a-f-]{36}$/, 'a non-UUID id is replaced by a derived UUID')
   t.ok(w.path.startsWith(join(out, 'sessions') + '/'), w.path)
   t.equal(w.path.split('/').at(-2), encodeCwdDirname('/nonexistent-home').name, 'a relative cwd falls back to home, never "..": ' + w.path)
   t.same(readdirSync(out), ['sessions'])
-  const second = await writeAll(ctxFor(out), recs)
+  const second = await gk.writeSettled(gk.ctx(out), recs)
   t.equal(second.written.length, 0)
   t.match(second.errors, [{ code: 'exists' }], 'refused without --force')
   t.match(second.rejected, { code: 'not-written', failures: [{ sid, error: { code: 'exists' } }] })
-  const third = await writeAll(ctxFor(out), recs, { force: true })
+  const third = await gk.writeSettled(gk.ctx(out), recs, { force: true })
   t.equal(third.written[0]!.path, w.path, 'replaced with --force')
   t.same(readdirSync(join(out, 'sessions', w.path.split('/').at(-2)!)), [w.id], 'no temp leftovers')
 })
@@ -162,14 +179,14 @@ t.test('long cwd: hashed group name with a .cwd file', async (t) => {
   const out = tempDir(t)
   const cwd = '/srv/' + 'very-long-directory-name/'.repeat(12) + 'Leaf Dir!'
   const sid = 'ferry:long'
-  const { written } = await writeAll(ctxFor(out), [
+  const { written } = await gk.writeSettled(gk.ctx(out), [
     { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: 'long', cwd },
     { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
   ])
   const group = written[0]!.path.split('/').at(-2)!
   t.match(group, /^leaf-dir-[0-9a-f]{16}$/)
   t.equal(readFileSync(join(out, 'sessions', group, '.cwd'), 'utf8'), cwd, 'cwd, no newline')
-  const info = await grok.resolve!(ctxFor(out), written[0]!.id)
+  const info = await grok.resolve!(gk.ctx(out), written[0]!.id)
   t.equal(info!.cwd, cwd)
   t.notOk(existsSync(join(out, 'sessions', group, written[0]!.id, 'assets')))
 })
@@ -196,7 +213,7 @@ t.test('sink policy (library): the first session exists, the second is still wri
   const root = tempDir(t)
   cpSync(join(GROK_FIXTURES, 'v1'), root, { recursive: true })
   const ctx = context({ home: '/nonexistent-home', roots: { grok: root }, diagnostics: new Diagnostics({ stream: null }) })
-  const existing = await readAll(ctx, '01a1f84a', true)
+  const existing = await gk.read(ctx, '01a1f84a', { native: true })
   const sid = 'ferry:second'
   const fresh: FerryRecord[] = [
     { kind: 'session', ferry: '1.0', sid, id: `${sid}:session`, source: { harness: 'ferry', locator: {} }, native_id: 'second', cwd: '/srv/two' },
@@ -221,9 +238,9 @@ t.test('which harness a session came from: the header source first (sourceHarnes
     { kind: 'message', sid, id: `${sid}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] },
   ]
   const out = tempDir(t)
-  t.equal((await writeAll(ctxFor(out), recs)).written[0]!.id, id)
+  t.equal((await gk.writeSettled(gk.ctx(out), recs)).written[0]!.id, id)
   // No header source: the sid prefix decides (a header-less claude-code session gets a derived id).
   const h = 'claude-code:' + id
-  const bare = (await writeAll(ctxFor(tempDir(t)), [{ kind: 'message', sid: h, id: `${h}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] }])).written[0]!
+  const bare = (await gk.writeSettled(gk.ctx(tempDir(t)), [{ kind: 'message', sid: h, id: `${h}:m`, role: 'user', ts: null, blocks: [{ type: 'text', text: 'hi' }] }])).written[0]!
   t.not(bare.id, id)
 })

@@ -6,7 +6,7 @@ import t from 'tap'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { findOpencode } from '../../../lib/harness/opencode/import.js'
-import { ferry, tempDir } from '../../helpers.js'
+import { ferry, tempDir } from '../../kit.js'
 // @ts-ignore plain JS fixture builder
 import { createDb, insertDocument, idMaker } from '../../../fixtures/opencode/opencode-db.mjs'
 // @ts-ignore

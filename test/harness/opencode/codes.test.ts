@@ -3,19 +3,18 @@
 import t from 'tap'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { isCode } from '../../../lib/codes.js'
 import { FerryError } from '../../../lib/errors.js'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
 import { opencode } from '../../../lib/harness/opencode/index.js'
 import { sink as openCodeSink } from '../../../lib/harness/opencode/sink.js'
-import { complete, ferry, tempDir } from '../../helpers.js'
+import { collect, ferry, kit, tempDir } from '../../kit.js'
 // @ts-ignore plain JS fixture builder
 import { createDb, insertDocument, idMaker } from '../../../fixtures/opencode/opencode-db.mjs'
 // @ts-ignore
 import { demoSession } from '../../../fixtures/opencode/scenarios.mjs'
-import { collect, quietCtx, readAll } from './helpers.js'
+
+const oc = kit('opencode')
 
 /** A HOME whose demo session has a message row that is not JSON and one with an unknown role. */
 function badRowsHome(t: any) {
@@ -32,8 +31,8 @@ function badRowsHome(t: any) {
 
 t.test('bad message rows and unknown roles: bad-row and unknown-role, located by row', async (t) => {
   const { home, db, demo, broken, system } = badRowsHome(t)
-  const ctx = quietCtx(home)
-  const recs = await readAll(ctx, (await opencode.resolve!(ctx, demo.info.id))!)
+  const ctx = oc.ctx(home)
+  const recs = await oc.read(ctx, (await opencode.resolve!(ctx, demo.info.id))!)
   t.match(ctx.diagnostics.items, [
     { severity: 'error', code: 'bad-row', source: 'opencode', position: { file: db, row: `message:${broken}` } },
     { severity: 'warning', code: 'unknown-role', source: 'opencode', position: { file: db, row: `message:${system}` } },
@@ -51,14 +50,14 @@ t.test('a database that cannot be opened: db-error, and the other databases are 
   const good = createDb(join(dir, 'opencode-dev.db'))
   insertDocument(good, demoSession(idMaker()))
   good.close()
-  const ctx = quietCtx(home)
+  const ctx = oc.ctx(home)
   const listed = await collect(opencode.discover!(ctx))
   t.equal(listed.length, 1, 'the channel database is still read')
   t.match(ctx.diagnostics.items, [{ severity: 'error', code: 'db-error', source: 'opencode', position: { file: join(dir, 'opencode.db') } }])
   t.notMatch(ctx.diagnostics.items[0]!.message, join(dir, 'opencode.db'), 'the path is in the position, not repeated in the message')
   // Reading a session whose database went away is a located db-error too.
   const gone = { ...listed[0]!, path: join(dir, 'gone.db'), locator: { db: join(dir, 'gone.db') } }
-  const err = await readAll(ctx, gone).catch((e: unknown) => e)
+  const err = await oc.read(ctx, gone).catch((e: unknown) => e)
   t.ok(err instanceof FerryError)
   t.match(err, { code: 'db-error', source: 'opencode', position: { file: join(dir, 'gone.db') } })
 })
@@ -72,7 +71,7 @@ t.test('the CLI prints opencode:<code> with the row', async (t) => {
 })
 
 t.test('writing: a tool result without its call is an orphan-result warning from opencode', async (t) => {
-  const ctx = quietCtx(tempDir(t, 'ferry-oc-codes-'))
+  const ctx = oc.ctx(tempDir(t, 'ferry-oc-codes-'))
   const sid = 'codex:0199aaaa-0000-7000-8000-000000000001'
   const msg = (id: string, role: 'user' | 'assistant', blocks: any[]): MessageRec => ({ kind: 'message', sid, id: `${sid}:${id}`, role, ts: '2026-11-02T09:15:00.000Z', blocks })
   const recs: FerryRecord[] = [
@@ -81,6 +80,6 @@ t.test('writing: a tool result without its call is an orphan-result warning from
     msg('2', 'assistant', [{ type: 'text', text: 'hello' }]),
     msg('3', 'user', [{ type: 'tool_result', tool_use_id: 'call_nowhere', content: 'x' }]),
   ]
-  await pipeline(Readable.from(complete(recs)), openCodeSink(ctx, { out: join(tempDir(t, 'ferry-oc-out-'), 'o.json') }))
+  await oc.write(ctx, recs, { out: join(tempDir(t, 'ferry-oc-out-'), 'o.json') })
   t.match(ctx.diagnostics.items, [{ severity: 'warning', code: 'orphan-result', source: 'opencode' }])
 })

@@ -3,8 +3,6 @@ import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { createContext } from '../../../lib/context.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
 import type { FerryRecord, MessageRec, SessionRec } from '../../../lib/model.js'
@@ -14,16 +12,17 @@ import { sink as openCodeSink } from '../../../lib/harness/opencode/sink.js'
 import { documentProblems } from '../../../lib/harness/opencode/document.js'
 import { ID_SHAPE } from '../../../lib/harness/opencode/ids.js'
 import type { SessionInfo, WrittenSession } from '../../../lib/harness/types.js'
-import { complete, FIXTURES, tempDir } from '../../helpers.js'
+import { FIXTURES, collect, kit, opencodeHome, tempDir } from '../../kit.js'
 // @ts-ignore plain JS fixture builder, shared with the sample-store script
 import { createDb, insertDocument, idMaker } from '../../../fixtures/opencode/opencode-db.mjs'
 // @ts-ignore
 import { archivedSession, demoSession } from '../../../fixtures/opencode/scenarios.mjs'
-import { buildHome, collect, quietCtx, readAll } from './helpers.js'
+
+const oc = kit('opencode')
 
 t.test('discovery: one query, archived and sub-agent sessions only with all', async (t) => {
-  const { home, demo, rich, arch } = buildHome(t)
-  const ctx = quietCtx(home)
+  const { home, demo, rich, arch } = opencodeHome(t)
+  const ctx = oc.ctx(home)
   const shown = await collect(opencode.discover!(ctx))
   t.same(shown.map((s) => s.id).sort(), [demo.info.id, rich.parent.info.id].sort())
   const d = shown.find((s) => s.id === demo.info.id)!
@@ -44,7 +43,7 @@ t.test('discovery: one query, archived and sub-agent sessions only with all', as
 
 t.test('database location: OPENCODE_DB, XDG_DATA_HOME, channel dbs, absent store', async (t) => {
   const home = tempDir(t, 'ferry-oc-')
-  t.same(await collect(opencode.discover!(quietCtx(home))), [], 'absent database: no sessions, no error')
+  t.same(await collect(opencode.discover!(oc.ctx(home))), [], 'absent database: no sessions, no error')
   const data = join(home, 'xdg')
   mkdirSync(join(data, 'opencode'), { recursive: true })
   const ids = idMaker()
@@ -66,10 +65,10 @@ t.test('database location: OPENCODE_DB, XDG_DATA_HOME, channel dbs, absent store
 })
 
 t.test('read: mapping, errors, pending tools, images, bad part, sub-agent', async (t) => {
-  const { home, db, rich } = buildHome(t)
-  const ctx = quietCtx(home)
+  const { home, db, rich } = opencodeHome(t)
+  const ctx = oc.ctx(home)
   const info = (await opencode.resolve!(ctx, rich.parent.info.id))!
-  const recs = await readAll(ctx, info)
+  const recs = await oc.read(ctx, info)
   const sessions = recs.filter((r): r is SessionRec => r.kind === 'session')
   t.same(sessions.map((s) => s.native_id), [rich.parent.info.id, rich.child.info.id], 'child session follows its parent')
   t.same(sessions[1]!.parent, { sid: `opencode:${rich.parent.info.id}`, kind: 'subagent', tool_use_id: 'call_task' })
@@ -103,8 +102,8 @@ t.test('read: mapping, errors, pending tools, images, bad part, sub-agent', asyn
   t.ok(natives.every((n) => n.kind === 'native' && /^opencode\/step-(start|finish)$/.test(n.native_type)))
   const end = recs.find((r) => r.kind === 'end' && r.sid === sid)
   t.match(end, { complete: true, counts: { skipped_rows: 1 } })
-  t.same((await readAll(quietCtx(home), info)).map((r) => r.id), recs.map((r) => r.id), 'ids stable across reads')
-  const withNative = await readAll(quietCtx(home), info, { native: true })
+  t.same((await oc.read(oc.ctx(home), info)).map((r) => r.id), recs.map((r) => r.id), 'ids stable across reads')
+  const withNative = await oc.read(oc.ctx(home), info, { native: true })
   t.match(withNative.find((r) => r.kind === 'native')?.native, { format: 'opencode/sqlite@1.18.33', table: 'part', raw: '{"type":"step-start"}' })
 })
 
@@ -123,11 +122,11 @@ t.test('a database another process is writing (pages only in -wal) reads fully a
   await new Promise<void>((res) => writer.stdout.once('data', () => res()))
   t.ok(statSync(`${dbPath}-wal`).size > 0, 'rows are in the WAL')
   const before = ['', '-wal', '-shm'].map((s) => fingerprint(dbPath + s))
-  const ctx = quietCtx(dir)
+  const ctx = oc.ctx(dir)
   const listed = await collect(opencode.discover!(ctx))
   t.equal(listed.length, 2)
   let records = 0
-  for (const info of listed) records += (await readAll(ctx, info)).length
+  for (const info of listed) records += (await oc.read(ctx, info)).length
   t.ok(records > 20)
   t.same(['', '-wal', '-shm'].map((s) => fingerprint(dbPath + s)), before, 'db, -wal and -shm bytes and mtimes unchanged')
   writer.stdin.write('x')
@@ -140,11 +139,7 @@ t.test('a database another process is writing (pages only in -wal) reads fully a
 })
 
 async function writeDocs(ctx: any, recs: FerryRecord[], out: string, opts: Record<string, unknown> = {}) {
-  const written: WrittenSession[] = []
-  const sink = openCodeSink(ctx, { out, ...opts })
-  sink.on('written', (w: WrittenSession) => written.push(w))
-  await pipeline(Readable.from(complete(recs)), sink)
-  return written
+  return oc.write(ctx, recs, { out, ...opts })
 }
 
 /** What must survive common → OpenCode → common: roles, blocks, stop reasons (ids and times aside). */
@@ -155,11 +150,11 @@ function conversation(recs: FerryRecord[]) {
 }
 
 t.test('export document fixpoint: common → OpenCode → common', async (t) => {
-  const { home, demo, rich } = buildHome(t)
-  const ctx = quietCtx(home)
+  const { home, demo, rich } = opencodeHome(t)
+  const ctx = oc.ctx(home)
   const out = tempDir(t, 'ferry-oc-out-')
   const original: FerryRecord[] = []
-  for (const id of [demo.info.id, rich.parent.info.id]) original.push(...(await readAll(ctx, (await opencode.resolve!(ctx, id))!)))
+  for (const id of [demo.info.id, rich.parent.info.id]) original.push(...(await oc.read(ctx, (await opencode.resolve!(ctx, id))!)))
   const written = await writeDocs(ctx, original, out)
   t.equal(written.length, 3, 'demo, rich parent, rich child')
   const back = join(tempDir(t, 'ferry-oc-back-'), 'opencode.db')
@@ -180,7 +175,7 @@ t.test('export document fixpoint: common → OpenCode → common', async (t) => 
   t.equal(child.info.parentID, written[1]!.id, 'child document names its parent')
   const ctxBack = createContext({ home, env: { PATH: '/nonexistent', OPENCODE_DB: back }, diagnostics: new Diagnostics({ stream: null }) })
   const again: FerryRecord[] = []
-  for (const w of written.slice(0, 2)) again.push(...(await readAll(ctxBack, (await opencode.resolve!(ctxBack, w.id))!)))
+  for (const w of written.slice(0, 2)) again.push(...(await oc.read(ctxBack, (await opencode.resolve!(ctxBack, w.id))!)))
   // The broken part is gone on both sides; the running call comes back as a pending one.
   t.same(conversation(again), conversation(original))
   const sessionsBack = again.filter((r): r is SessionRec => r.kind === 'session')
@@ -189,9 +184,9 @@ t.test('export document fixpoint: common → OpenCode → common', async (t) => 
 })
 
 t.test('sink: --out FILE is atomic and never overwrites; store mode explains how to import', async (t) => {
-  const { home, demo } = buildHome(t)
-  const ctx = quietCtx(home)
-  const recs = await readAll(ctx, (await opencode.resolve!(ctx, demo.info.id))!)
+  const { home, demo } = opencodeHome(t)
+  const ctx = oc.ctx(home)
+  const recs = await oc.read(ctx, (await opencode.resolve!(ctx, demo.info.id))!)
   const out = join(tempDir(t, 'ferry-oc-out-'), 'demo.json')
   const [w] = await writeDocs(ctx, recs, out)
   t.equal(w!.path, out)
@@ -214,7 +209,7 @@ t.test('sink: --out FILE is atomic and never overwrites; store mode explains how
 
 t.test('sink: a Claude-Code-shaped stream becomes OpenCode steps with native tool names', async (t) => {
   const home = tempDir(t, 'ferry-oc-')
-  const ctx = quietCtx(home)
+  const ctx = oc.ctx(home)
   const sid = 'claude-code:5d2f7e10-2222-4b4b-9b9b-000000000abc'
   const rec = (id: string, role: 'user' | 'assistant', ts: string, blocks: any[], extra = {}): MessageRec => ({ kind: 'message', sid, id: `${sid}:u${id}`, role, ts, blocks, ...extra })
   const stream: FerryRecord[] = [
@@ -237,18 +232,18 @@ t.test('sink: a Claude-Code-shaped stream becomes OpenCode steps with native too
 })
 
 t.test('sample store holds the demo session', async (t) => {
-  const ctx = quietCtx(join(FIXTURES, 'home'))
+  const ctx = oc.ctx(join(FIXTURES, 'home'))
   const [s] = await collect(opencode.discover!(ctx))
   t.equal(s?.cwd, '/home/dev/demo-app')
-  const recs = await readAll(ctx, s!)
+  const recs = await oc.read(ctx, s!)
   t.ok(recs.some((r) => r.kind === 'message' && r.blocks.some((b) => b.type === 'tool_result' && /vitest: not found/.test(String(b.content)))))
   t.notOk(existsSync(join(FIXTURES, 'home/.local/share/opencode/opencode.db-wal')))
 })
 
 t.test('which harness a session came from is sourceHarness(): header first, else the sid prefix', async (t) => {
-  const { home, rich } = buildHome(t)
-  const ctx = quietCtx(home)
-  const recs = await readAll(ctx, (await opencode.resolve!(ctx, rich.parent.info.id))!, { native: true })
+  const { home, rich } = opencodeHome(t)
+  const ctx = oc.ctx(home)
+  const recs = await oc.read(ctx, (await opencode.resolve!(ctx, rich.parent.info.id))!, { native: true })
   const synthetic = (doc: any) => doc.messages.flatMap((m: any) => m.parts).some((p: any) => p.synthetic === true && /Called the Read tool/.test(p.text))
   // An interchange stream may carry an empty source harness; the sid still says OpenCode.
   const blank = recs.map((r) => (r.kind === 'session' ? { ...r, source: { ...r.source, harness: '' } } : r))

@@ -10,14 +10,13 @@ import { collect, context, open, pipeline, sink, type FerryRecord } from '../../
 import { NotWrittenError } from '../../../lib/errors.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
 import type { WrittenSession } from '../../../lib/harness/types.js'
-import { tempDir } from '../../helpers.js'
+import { opencodeHome, tempDir } from '../../kit.js'
 // @ts-ignore plain JS fixture builder
 import { createDb, insertDocument } from '../../../fixtures/opencode/opencode-db.mjs'
-import { buildHome } from './helpers.js'
 
 /** The demo and the archived session, read through the library, as one stream. */
 async function twoSessions(t: any) {
-  const built = buildHome(t)
+  const built = opencodeHome(t)
   const ctx = context({ home: built.home, env: { PATH: '/nonexistent' }, diagnostics: new Diagnostics({ stream: null }) })
   const recs: FerryRecord[] = []
   for (const id of [built.demo.info.id, built.arch.info.id]) recs.push(...(await collect(await open(`opencode:${id}`, { ctx }))))

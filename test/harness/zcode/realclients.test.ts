@@ -6,14 +6,12 @@
 import t from 'tap'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { ferry, jsonl, tempDir } from '../../helpers.js'
+import { fileTimeout, ferry, jsonl, kit } from '../../kit.js'
 import { resumeViolations } from './resume-check.js'
-// @ts-ignore plain JS fixture builder
-import { createDb } from '../../../fixtures/zcode/zcode-db.mjs'
 
 const GEN = process.env.FERRY_GEN_DIR
 const CLIENTS = ['claude-code', 'codex', 'opencode']
-t.setTimeout(5 * 60_000)
+fileTimeout(t, 5 * 60_000)
 
 type Rec = Record<string, any>
 function conversation(recs: Rec[]) {
@@ -33,9 +31,8 @@ for (const client of CLIENTS) {
     const cat = await ferry(['--home', home, 'cat', s.sid, '--no-native'])
     t.equal(cat.code, 0, cat.stderr)
     const before = conversation(jsonl(cat.stdout))
-    const target = join(tempDir(t, 'ferry-zc-rc-'), 'home')
+    const target = kit('zcode').home(t, 'empty')
     const db = join(target, '.zcode', 'cli', 'db', 'db.sqlite')
-    createDb(db).close()
     const w = await ferry(['--home', target, 'write', '--to', 'zcode', '--json'], { input: cat.stdout })
     t.equal(w.code, 0, w.stderr)
     const written = jsonl(w.stdout)

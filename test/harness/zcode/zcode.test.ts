@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
 import Database from 'better-sqlite3'
 import { createContext, type StoreContext } from '../../../lib/context.js'
 import { Diagnostics } from '../../../lib/diagnostics.js'
@@ -20,7 +19,7 @@ import { ID_SHAPE } from '../../../lib/harness/zcode/ids.js'
 import { INTERRUPTED } from '../../../lib/harness/zcode/source.js'
 import { migrate } from '../../../lib/harness/zcode/schema.js'
 import type { SessionInfo, WrittenSession } from '../../../lib/harness/types.js'
-import { FIXTURES, ferry, jsonl, tempDir } from '../../helpers.js'
+import { FIXTURES, collect, fileTimeout, ferry, jsonl, kit, tempDir } from '../../kit.js'
 import { resumeViolations } from './resume-check.js'
 // @ts-ignore plain JS fixture builder
 import { createDb, finish, insertSession, writeArtifacts } from '../../../fixtures/zcode/zcode-db.mjs'
@@ -28,47 +27,32 @@ import { createDb, finish, insertSession, writeArtifacts } from '../../../fixtur
 import { ARCHIVED_ID, ARTIFACT_PNG, BROKEN_ID, CHILD_ID, DEMO_ID, REWOUND_ID, SHOT_ID, artifacts, demo, rewound } from '../../../fixtures/zcode/scenarios.mjs'
 
 process.env.TZ = 'UTC'
-t.setTimeout(5 * 60_000)
+fileTimeout(t, 5 * 60_000)
 
 const CLI_ENV = { PATH: '/nonexistent' }
 
+const zc = kit('zcode')
+
 function ctxFor(home: string, env: Record<string, string> = {}, roots: Record<string, string> = {}): StoreContext {
-  return createContext({ env: { HOME: home, ...env }, roots, diagnostics: new Diagnostics({ stream: null }) })
+  return zc.ctx(home, { env, roots })
 }
 
 /** A temp copy of the contract home (demo, sub-agent, archived, corrupt row). */
 function fixtureHome(t: Tap.Test): { home: string; db: string } {
-  const dir = tempDir(t, 'ferry-zc-')
-  cpSync(join(FIXTURES, 'zcode', 'home'), join(dir, 'home'), { recursive: true })
-  return { home: join(dir, 'home'), db: join(dir, 'home', '.zcode', 'cli', 'db', 'db.sqlite') }
+  const home = zc.home(t)
+  return { home, db: join(home, '.zcode', 'cli', 'db', 'db.sqlite') }
 }
 
 /** An empty, migrated ZCode database in a fresh home (what ZCode's first run leaves). */
 function zcodeHome(t: Tap.Test): { home: string; db: string } {
-  const home = join(tempDir(t, 'ferry-zc-w-'), 'home')
-  const db = join(home, '.zcode', 'cli', 'db', 'db.sqlite')
-  createDb(db).close()
-  return { home, db }
+  const home = zc.home(t, 'empty')
+  return { home, db: join(home, '.zcode', 'cli', 'db', 'db.sqlite') }
 }
 
-async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = []
-  for await (const x of it) out.push(x)
-  return out
-}
+const read = (ctx: StoreContext, id: string, native = false): Promise<FerryRecord[]> => zc.read(ctx, id, { native })
 
-async function read(ctx: StoreContext, id: string, native = false): Promise<FerryRecord[]> {
-  const info = (await zcode.resolve!(ctx, id)) as SessionInfo
-  return collect(zcode.read!(ctx, info, { native }) as AsyncIterable<FerryRecord>)
-}
-
-async function write(ctx: StoreContext, recs: FerryRecord[], opts: ZCodeWriteOptions = {}): Promise<WrittenSession[]> {
-  const sink = zcodeSink(ctx, opts)
-  const written: WrittenSession[] = []
-  sink.on('written', (w: WrittenSession) => written.push(w))
-  await pipeline(Readable.from(recs, { objectMode: true }), sink)
-  return written
-}
+/** Writes the records as given (no `end` added: what a sink does without one is tested here). */
+const write = (ctx: StoreContext, recs: FerryRecord[], opts: ZCodeWriteOptions = {}): Promise<WrittenSession[]> => zc.write(ctx, recs, { ...opts, complete: false })
 
 const messages = (recs: FerryRecord[]) => recs.filter((r): r is MessageRec => r.kind === 'message')
 
