@@ -17,7 +17,6 @@ import { finishDiagnostics } from '../io.js'
 import { sessionTable as lsTable, tableWidth } from '../table.js'
 import { progress } from '../progress.js'
 import { archiveReaders } from '../archive-readers.js'
-import { compileInNewThreads, holdYoungGeneration } from '../heap.js'
 import { jobsFlag } from '../parallel.js'
 import { matches, selectionFrom } from './ls.js'
 
@@ -69,9 +68,6 @@ export async function handler(argv: Args): Promise<void> {
   const wait = Number(argv.wait)
   if (!Number.isFinite(wait) || wait < 0) throw new UsageError(`--wait: not a number of seconds: ${String(argv.wait)}`)
   const jobs = jobsFlag(argv)
-  // Until a session is read in this thread (archive-readers.ts lets it grow then).
-  holdYoungGeneration()
-  compileInNewThreads()
   const path = archiveHarness().root(ctx)
   const db = openArchive(path, { waitMs: wait * 1000 })
   let bar: ReturnType<typeof progress> | null = null
