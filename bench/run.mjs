@@ -58,12 +58,19 @@ function measure(script, scriptArgs, opts = {}) {
     child.on('error', reject)
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9
-      const probe = existsSync(rssFile) ? readFileSync(rssFile, 'utf8').split(' ') : []
-      const rssKiB = probe[0] ? Number(probe[0]) : undefined
-      // CPU time of the measured process: on a machine shared with other jobs, MB per CPU-second is the steadier figure.
-      const cpuSeconds = probe[1] ? Number(probe[1]) / 1e6 : undefined
+      // One line a process: the command's, and the launcher's when ferry ran the command in a second process.
+      const procs = existsSync(rssFile) ? readFileSync(rssFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => l.split(' ').map(Number)) : []
+      // Peak RSS is the command's (the largest); the launcher's is reported beside it.
+      const [cmd, launcher] = [...procs].sort((a, b) => b[0] - a[0])
+      const rssKiB = cmd?.[0]
+      const launcherKiB = launcher?.[0]
+      // The command's young generation and V8 heap at their largest after a collection (main thread).
+      const youngKiB = cmd?.[2]
+      const heapKiB = cmd?.[3]
+      // CPU time of the measured processes: on a machine shared with other jobs, MB per CPU-second is the steadier figure.
+      const cpuSeconds = procs.length ? procs.reduce((s, [, us]) => s + us, 0) / 1e6 : undefined
       rmSync(rssFile, { force: true })
-      resolve({ code, seconds, rssKiB, cpuSeconds, stderr, stdout })
+      resolve({ code, seconds, rssKiB, launcherKiB, youngKiB, heapKiB, cpuSeconds, stderr, stdout })
     })
   })
 }
@@ -84,7 +91,7 @@ async function measured(script, scriptArgs, opts = {}) {
     const h = s.length >> 1
     return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2
   }
-  return { ...runs[runs.length - 1], seconds: median(runs.map((r) => r.seconds)), rssKiB: median(runs.map((r) => r.rssKiB)), cpuSeconds: median(runs.map((r) => r.cpuSeconds)) }
+  return { ...runs[runs.length - 1], seconds: median(runs.map((r) => r.seconds)), rssKiB: median(runs.map((r) => r.rssKiB)), launcherKiB: median(runs.map((r) => r.launcherKiB)), youngKiB: median(runs.map((r) => r.youngKiB)), heapKiB: median(runs.map((r) => r.heapKiB)), cpuSeconds: median(runs.map((r) => r.cpuSeconds)) }
 }
 const medianNote = repeat > 1 ? `median of ${repeat}` : ''
 
@@ -146,7 +153,11 @@ const b = {
     if (opts.bytes && r.cpuSeconds) row.cpuMbs = opts.bytes / 1e6 / r.cpuSeconds
     row.cpuSeconds = r.cpuSeconds
     const cpu = row.cpuMbs ? `${row.cpuMbs.toFixed(1)} MB per CPU-s` : row.cpuSeconds ? `${row.cpuSeconds.toFixed(2)} CPU-s` : ''
-    if (opts.note || cpu || medianNote) row.note = [cpu, opts.note, medianNote].filter(Boolean).join(' ')
+    for (const k of ['launcherKiB', 'youngKiB', 'heapKiB']) if (r[k] !== undefined) row[k] = r[k]
+    const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`
+    const launcher = r.launcherKiB === undefined ? '' : `(+ launcher ${mib(r.launcherKiB)} RSS)`
+    const heap = r.heapKiB ? `V8 heap ≤ ${mib(r.heapKiB)}, young ≤ ${mib(r.youngKiB)}` : ''
+    if (opts.note || cpu || medianNote || launcher || heap) row.note = [cpu, heap, launcher, opts.note, medianNote].filter(Boolean).join(' ')
     print(row)
     return { ...row, stdout: r.stdout, stderr: r.stderr }
   },

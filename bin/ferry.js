@@ -5,8 +5,17 @@
 // between runs (in Node's own cache directory, os.tmpdir()/node-compile-cache
 // unless NODE_COMPILE_CACHE says otherwise; NODE_DISABLE_COMPILE_CACHE=1 turns
 // it off): a quarter less CPU for every short command. Node 20 has no cache.
+// A command that streams whole sessions runs in a second Node process started
+// with V8 heap flags, which Node reads only at startup (lib/cli/relaunch.ts).
 import module from 'node:module'
+import { fileURLToPath } from 'node:url'
 
 module.enableCompileCache?.()
-const { main } = await import('../dist/ferry.mjs')
-main(process.argv.slice(2))
+const args = process.argv.slice(2)
+const { nodeFlagsFor, relaunch, watchLauncher } = await import('../dist/lib/cli/relaunch.js')
+const flags = nodeFlagsFor(args)
+if (!flags.length || !(await relaunch(flags, fileURLToPath(import.meta.url), args))) {
+  watchLauncher()
+  const { main } = await import('../dist/ferry.mjs')
+  main(args)
+}

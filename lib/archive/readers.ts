@@ -33,7 +33,6 @@ import { FerryError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
 import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SessionEvent } from './sync.js'
 import type { Row } from './store/store.js'
-import { releaseYoungGeneration, reassertYoungGeneration, startThreadsYoung } from '../cli/heap.js'
 
 const MARK = 'ferryArchiveReader'
 
@@ -61,22 +60,17 @@ const CHUNK = 256 * 1024
 const POOL_MAX = 40
 
 /**
- * A reader's heap is capped (V8 otherwise lets an idle-live, fast-allocating
- * thread's heap grow to about 100 MB, and each reader is a heap of its own).
- * So readers get only sessions whose lines are known to fit: plain files up
- * to 8 MiB, zstd ones up to 1 MiB; a bigger session is read by the writer
- * itself, in plan order, under no cap.
+ * A reader's heap is capped when its thread starts (`resourceLimits`): each
+ * reader is a heap of its own, and V8 lets an uncapped one grow far past what
+ * it keeps live (see docs/performance.md, "archive reader threads"). A
+ * `--max-semi-space-size` on Node's command line (the CLI gives one:
+ * lib/cli/relaunch.ts) sizes the young generation instead. So readers get
+ * only sessions whose lines are known to fit: plain files up to 8 MiB, zstd
+ * ones up to 1 MiB; a bigger session is read by the writer itself, in plan
+ * order, under no cap.
  */
 const READER_OLD_SPACE_MB = 64
 const READER_YOUNG_SPACE_MB = 8
-/**
- * A reader's young generation starts at its cap (V8 makes two 4 MB
- * semi-spaces of 8 MB): the growth factor is held at 1 for the writer
- * (heap.ts), and the process's, so a reader's would otherwise stay at its
- * starting 1 MB. By hand, medians of three first archives of the bench's
- * 10,000 sessions: 26.1 s against 29.8 s, the same peak RSS.
- */
-const READER_SEMI_SPACE_MB = 4
 const READER_MAX_PLAIN = 8 * 1024 * 1024
 const READER_MAX_ZSTD = 1024 * 1024
 const AUTO_MIN_SESSIONS = 32
@@ -206,10 +200,7 @@ function unpack(m: FromReader): SessionEvent[] {
 export function archiveReaders(jobs: number | undefined): ReadAheadFactory {
   return (ctx, items, bytes) => {
     const n = jobs === 1 ? 0 : (jobs ?? (items.length >= AUTO_MIN_SESSIONS && bytes >= AUTO_MIN_BYTES && availableParallelism() > 1 ? Math.min(availableParallelism() - 1, 2) : 0))
-    const r = n < 1 ? null : readers(ctx, items, n)
-    // The writer reads every session itself: it parses, so its young generation may grow (heap.ts).
-    if (r === null) releaseYoungGeneration()
-    return r
+    return n < 1 ? null : readers(ctx, items, n)
   }
 }
 
@@ -237,7 +228,6 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
   n = Math.min(n, threaded.length)
   if (n < 1) return null
   const base = portableContext(ctx)
-  startThreadsYoung(READER_SEMI_SPACE_MB)
   const slots: Slot[] = Array.from({ length: n }, (_, k) => {
     const share = threaded.filter((_, i) => i % n === k)
     const w = new Worker(new URL(import.meta.url), {
@@ -253,8 +243,6 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
     w.on('message', (m: FromReader) => (slot.queue.push(m), poke()))
     w.once('error', (err) => ((slot.crashed = err), poke()))
     w.once('exit', () => ((slot.ended = true), poke()))
-    // The thread's heap setup reset the writer's young-generation growth factor (heap.ts).
-    w.once('online', reassertYoungGeneration)
     return slot
   })
   async function take(slot: Slot): Promise<FromReader> {
@@ -269,7 +257,6 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
   async function* session(i: number): AsyncGenerator<SessionEvent[]> {
     const k = place[i]!
     if (k < 0) {
-      releaseYoungGeneration()
       const { src, session } = items[i]!
       yield* sessionEvents(drain(getHarness(src).read!(ctx, session as never, { native: true })))
       return

@@ -29,7 +29,6 @@ import * as exportCmd from './commands/export.js'
 import * as cont from './commands/continue.js'
 import * as show from './commands/show.js'
 import * as render from './commands/render.js'
-import { tuneHeap } from './heap.js'
 
 /** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -81,7 +80,6 @@ export function parser(args: string[], joined: string[] = args): Argv {
 }
 
 export async function main(args: string[]): Promise<void> {
-  tuneHeap()
   guardStdout()
   let json = args.includes('--json')
   try {

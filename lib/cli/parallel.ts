@@ -146,16 +146,20 @@ export async function writeInWorkers(ctx: StoreContext, plan: Parallel, to: stri
   }
   let stopping = false
   const onSignal = (sig: NodeJS.Signals) => {
-    unhook()
+    // A repeat (a terminal's Ctrl-C also reaches the launcher, which passes it on: lib/cli/relaunch.ts)
+    // waits for the workers too: the exit hooks must not sweep while one may still make a temp file.
+    if (stopping) return
     stopping = true
     // Alive until the signal, raised again, ends the process (nothing else may end it first).
     setInterval(() => {}, 1 << 30)
-    void Promise.allSettled(workers.map((w) => w.terminate())).then(() => process.kill(process.pid, sig))
+    void Promise.allSettled(workers.map((w) => w.terminate())).then(() => {
+      unhook()
+      process.kill(process.pid, sig)
+    })
   }
   for (const sig of signals) process.on(sig, onSignal)
-  // The workers' young generation grows as V8 grows it (to 32 MB), past the CLI's cap (heap.ts):
-  // started at the cap and held there, the bench's 10,000 sessions converted with 45 MiB less peak
-  // RSS (360 → 315) but about 10% slower (by hand, alternating runs); this row's target is speed.
+  // No resourceLimits of their own: the CLI's startup flags size every thread's heap (lib/cli/relaunch.ts;
+  // see docs/performance.md, "convert --jobs workers").
   const run = () =>
     new Promise<void>((resolve, reject) => {
       const w = new Worker(new URL(import.meta.url), { workerData: setup })

@@ -3,14 +3,15 @@
  *
  * Two decoders give the same bytes: Node's own zstd (`zlib.createZstdDecompress`,
  * Node >= 22.15 / 23.8), several times faster, used whenever the running Node
- * has it; and fzstd (pure JS), the fallback for Node 20. fzstd's streaming
+ * has it; and fzstd (pure JS), the fallback for Node 20, on the calling
+ * thread: its garbage is collected with the parser's (see
+ * docs/performance.md, "zstd on Node 20"). fzstd's streaming
  * Decompress is fed small slices so that each push yields at most a few
  * blocks of output: a multi-GiB `.jsonl.zst` never sits in memory. Either
  * way a truncated or corrupt frame surfaces as a FerryError naming the file
  * and the compressed byte offset, after everything decoded before it has
  * been passed on.
  */
-import { availableParallelism } from 'node:os'
 import { close, closeSync, createReadStream, fstatSync, openSync, read, readSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { Readable, Transform, type TransformCallback } from 'node:stream'
@@ -18,40 +19,27 @@ import * as zlib from 'node:zlib'
 import { Decompress } from 'fzstd'
 import { FerryError } from '../errors.js'
 import { destroyWhenDrained } from './drain.js'
-import { threadedFzstd } from './zstd-thread.js'
 
-/** `fzstd-thread`: fzstd in a worker thread (zstd-thread.ts), for big files where native zstd is missing. */
-export type ZstdDecoder = 'native' | 'fzstd' | 'fzstd-thread'
+export type ZstdDecoder = 'native' | 'fzstd'
 
 type NativeZstd = (opts?: object) => Transform
 /** Node's zstd decompressor when this Node has one (feature-detected: @types/node 20 does not declare it). */
 const createNative = (zlib as unknown as { createZstdDecompress?: NativeZstd }).createZstdDecompress
 
 /** The decoders this Node can run, the preferred first. */
-export const zstdDecoders: readonly ZstdDecoder[] = typeof createNative === 'function' ? ['native', 'fzstd', 'fzstd-thread'] : ['fzstd', 'fzstd-thread']
-
-/** Compressed files from this size get fzstd in a thread of its own (starting one costs about 30 ms). */
-const THREAD_MIN_BYTES = 8 * 1024 * 1024
+export const zstdDecoders: readonly ZstdDecoder[] = typeof createNative === 'function' ? ['native', 'fzstd'] : ['fzstd']
 
 /**
- * The decoder used when none is asked for: native when available; else fzstd, in a thread of its
- * own for a file of `bytes` ≥ 8 MiB on a machine with a second CPU.
- * `FERRY_ZSTD_DECODER=fzstd` (or `fzstd-thread`) forces one (to compare them on one Node).
+ * The decoder used when none is asked for: native when available, else fzstd, on this thread.
+ * `FERRY_ZSTD_DECODER=fzstd` forces fzstd (to compare the two on one Node).
  */
-export function defaultZstdDecoder(bytes = 0): ZstdDecoder {
-  const forced = process.env.FERRY_ZSTD_DECODER
-  if (forced === 'fzstd' || forced === 'fzstd-thread') return forced
-  if (zstdDecoders[0] === 'native') return 'native'
-  return bytes >= THREAD_MIN_BYTES && availableParallelism() > 1 ? 'fzstd-thread' : 'fzstd'
+export function defaultZstdDecoder(): ZstdDecoder {
+  return process.env.FERRY_ZSTD_DECODER === 'fzstd' ? 'fzstd' : zstdDecoders[0]!
 }
 
 const ZSTD_MAGIC = 0xfd2fb528
 /** Input slice fed to fzstd per call; bounds the output produced per call. */
 const SLICE = 64 * 1024
-
-export function isZstdPath(path: string): boolean {
-  return path.endsWith('.zst')
-}
 
 /** Skippable frames (0x184D2A50–0x184D2A5F) may come first (seekable-format indexes); fzstd skips them. */
 const isSkippableMagic = (m: number): boolean => (m & 0xfffffff0) >>> 0 === 0x184d2a50
@@ -83,7 +71,6 @@ export function zstdDecompress(file?: string, decoder: ZstdDecoder = defaultZstd
     if (typeof createNative !== 'function') throw new Error(`native zstd is not available on Node ${process.version}`)
     return nativeDecompress(createNative, file)
   }
-  if (decoder === 'fzstd-thread') return threadedFzstd((message, at) => zstdError(file, new Error(message), at))
   let offset = 0
   let sawInput = false
   let out: Transform
@@ -148,7 +135,7 @@ function nativeDecompress(create: NativeZstd, file: string | undefined): Transfo
         w?.()
       })
       // One chunk may wait in z while it decodes another (in the thread pool), so the main thread
-      // always has output to parse: 1 GiB .zst → claude-code on Node 24 went from 17.0 to 15.3 s.
+      // always has output to parse (see docs/performance.md, "native zstd one chunk ahead").
       // Beyond that the callback waits for z; and the Transform itself holds it while its output
       // is unread, so a consumer that stops reading still stops the file.
       if (held.length < 2) cb()
@@ -201,7 +188,7 @@ export async function openBytes(path: string, opts: OpenBytesOptions = {}): Prom
   const end = !compressed && opts.endByte !== undefined ? { end: opts.endByte - 1 } : {}
   const raw = createReadStream(path, { fd, start: 0, ...end, highWaterMark: opts.highWaterMark ?? 256 * 1024 })
   if (!compressed) return { stream: raw, compressed }
-  const dec = zstdDecompress(path, opts.decoder ?? defaultZstdDecoder(fstatSync(fd).size))
+  const dec = zstdDecompress(path, opts.decoder ?? defaultZstdDecoder())
   raw.on('error', (err) => dec.destroy(err))
   // A consumer that stops early destroys the decoder; the file must close with it.
   dec.on('close', () => raw.destroy())
@@ -222,10 +209,10 @@ const CHUNK = 256 * 1024
  * only until the next one is asked for: a plain file is read through one
  * buffer, reused. For a caller that is done with each chunk's bytes before
  * it asks for more (decoding them to strings): a fresh 256 KiB buffer per
- * read counts against V8's external memory, and on a 1 GiB file that alone
- * forced a mark-compact every few dozen milliseconds and kept tens of MB of
- * old chunks resident between them. The descriptor closes when the
- * iteration ends, early or not.
+ * read counts against V8's external memory, which forces full collections
+ * and keeps old chunks resident between them (see docs/performance.md,
+ * "reused read buffer"). The descriptor closes when the iteration ends,
+ * early or not.
  */
 export async function openChunks(path: string, opts: OpenBytesOptions = {}): Promise<Chunks> {
   const fd = openSync(path, 'r')
@@ -321,10 +308,10 @@ function smallBytes(fd: number, endByte: number | undefined, sniff: boolean, int
 
 /**
  * Whole small files are read into buffers borrowed from here and handed back
- * when their reader is done. With a fresh buffer per file (fresh memory for
- * the kernel to map and fault in while it copies), an archive reader thread
- * spent 4.2 s of a 22 s first archive of 10,000 sessions inside read(); with
- * lent buffers, 0.3 s (CPU profiles of both).
+ * when their reader is done: a fresh buffer per file is fresh memory for
+ * the kernel to map and fault in while it copies, which cost an archive
+ * reader most of its time in read() (see docs/performance.md, "lent buffers
+ * for small files").
  */
 const spares: Buffer[] = []
 const MAX_SPARES = 2

@@ -70,19 +70,13 @@ function imports(path: string): Import[] {
   return out
 }
 
-/**
- * Upward imports that are known and on their way out: the archive readers still set V8's heap flags
- * through lib/cli/heap.ts, which issue #36 removes. Each entry is `from → to`.
- */
-const PENDING = new Set(['lib/archive/readers.ts → lib/cli/heap.ts'])
-
 t.test('layers import downwards only: cli → render → transforms → app → archive → harness → archive store → io/model', async (t) => {
   const bad: string[] = []
   for (const f of sources) {
     const from = layer(f)
     for (const { target } of imports(f)) {
       const to = layer(target)
-      if (to.rank > from.rank && !PENDING.has(`${f} → ${target}`)) bad.push(`${f} (${from.name}) imports ${target} (${to.name})`)
+      if (to.rank > from.rank) bad.push(`${f} (${from.name}) imports ${target} (${to.name})`)
     }
   }
   t.same(bad, [], 'no upward import')

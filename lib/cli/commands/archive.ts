@@ -12,7 +12,6 @@ import { archivableHarnesses, archiveHarness } from '../archive-options.js'
 import { contextFrom, type Args } from '../options.js'
 import { finishDiagnostics } from '../output.js'
 import { progress } from '../progress.js'
-import { compileInNewThreads, holdYoungGeneration } from '../heap.js'
 import { jobsFlag } from '../parallel.js'
 import { sinceOption } from '../selection.js'
 
@@ -39,9 +38,6 @@ export async function handler(argv: Args): Promise<void> {
   const wait = Number(argv.wait)
   if (!Number.isFinite(wait) || wait < 0) throw new UsageError(`--wait: not a number of seconds: ${String(argv.wait)}`)
   const jobs = jobsFlag(argv)
-  // Until a session is read in this thread (lib/archive/readers.ts lets it grow then).
-  holdYoungGeneration()
-  compileInNewThreads()
   const path = archiveHarness().root(ctx)
   const db = openArchive(path, { waitMs: wait * 1000 })
   let bar: ReturnType<typeof progress> | null = null
