@@ -38,54 +38,49 @@ async function until(ready: () => boolean, ms = 5): Promise<void> {
   while (!ready() && Date.now() < end) await new Promise((r) => setTimeout(r, ms))
 }
 
-t.test('kill -9 during convert --from: no partial session under a final name, and a re-run completes it', async (t) => {
-  const home = tempDir(t, 'ferry-kill-')
-  gen(home, { harness: 'claude', sessions: SESSIONS, lines: 20, seed: 'kill-9' })
-  const ref = join(home, 'ref') + '/'
-  const full = await ferry(['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', ref], { timeout: 120_000 })
-  t.equal(full.code, 0, full.stderr)
-  t.equal(finals(ref).length, SESSIONS, 'the uninterrupted run wrote every session')
+/**
+ * What must hold after a kill, wherever it landed: every session under a final name is byte for byte
+ * the uninterrupted run's, anything else is a temp file, and a re-run with --force completes the export.
+ */
+type Asserts = { comment(...m: unknown[]): void; ok(v: unknown, m?: string): void; equal(a: unknown, b: unknown, m?: string): void; same(a: unknown, b: unknown, m?: string): void }
 
-  const out = join(home, 'killed') + '/'
-  const { child, exited } = spawnFerry(['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out])
-  // Aim the kill at the middle of the run: once a few sessions are done, under final names.
-  await until(() => child.exitCode !== null || (existsSync(out) && finals(out).length >= 5))
-  child.kill('SIGKILL')
-  const end = await exited
+async function afterKill(t: Asserts, end: { code: number | null; signal: NodeJS.Signals | null }, out: string, ref: string, total: number, rerun: string[]): Promise<void> {
   const left = existsSync(out) ? finals(out) : []
-  t.comment(`the kill landed after ${left.length} of ${SESSIONS} sessions (${end.signal ?? `exit ${end.code}`})`)
+  t.comment(`the kill landed after ${left.length} of ${total} sessions (${end.signal ?? `exit ${end.code}`})`)
   t.ok(end.signal === 'SIGKILL' || end.code === 0, `killed, or had finished before the kill (${end.signal ?? end.code})`)
   t.same(left.filter((f) => content(join(out, f)) !== content(join(ref, f))), [], 'every session under a final name is complete, byte for byte as the uninterrupted run wrote it')
   t.same(existsSync(out) ? readdirSync(out).filter((f) => !left.includes(f) && !f.startsWith(TEMP_PREFIX)) : [], [], 'anything else is a temp file')
-
-  const again = await ferry(['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out, '--force'], { timeout: 120_000 })
+  const again = await ferry([...rerun, '--force'], { timeout: 120_000 })
   t.equal(again.code, 0, again.stderr)
   t.same(finals(out), finals(ref), 'a re-run with --force completes the export')
   t.same(finals(out).filter((f) => content(join(out, f)) !== content(join(ref, f))), [], 'and every session is the one the uninterrupted run wrote')
+}
+
+/**
+ * An export of `sessions` generated sessions killed with SIGKILL once a few are done (`jobs`: worker
+ * threads, or none), checked against an uninterrupted run of the same export.
+ */
+async function killDuring(t: Asserts & { comment(...m: unknown[]): void }, home: string, opts: { sessions: number; lines: number; seed: string; jobs?: string[] }): Promise<void> {
+  gen(home, { harness: 'claude', sessions: opts.sessions, lines: opts.lines, seed: opts.seed })
+  const convert = (out: string, jobs = opts.jobs ?? []) => ['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out, ...jobs]
+  const ref = join(home, 'ref') + '/'
+  const full = await ferry(convert(ref, opts.jobs ? ['--jobs', '1'] : []), { timeout: 120_000 })
+  t.equal(full.code, 0, full.stderr)
+  t.equal(finals(ref).length, opts.sessions, 'the uninterrupted run wrote every session')
+  const out = join(home, 'killed') + '/'
+  const { child, exited } = spawnFerry(convert(out))
+  // Aimed at the middle of the run: once a few sessions are done, under final names.
+  await until(() => child.exitCode !== null || (existsSync(out) && finals(out).length >= 5))
+  child.kill('SIGKILL')
+  await afterKill(t, await exited, out, ref, opts.sessions, convert(out))
+}
+
+t.test('kill -9 during convert --from: no partial session under a final name, and a re-run completes it', async (t) => {
+  await killDuring(t, tempDir(t, 'ferry-kill-'), { sessions: SESSIONS, lines: 20, seed: 'kill-9' })
 })
 
 t.test('kill -9 during convert --jobs 2: no partial session under a final name, and a re-run completes it', async (t) => {
-  const home = tempDir(t, 'ferry-jobs-kill-')
-  const n = 120
-  gen(home, { harness: 'claude', sessions: n, lines: 12, seed: 'jobs-kill' })
-  const ref = join(home, 'ref') + '/'
-  const full = await ferry(['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', ref, '--jobs', '1'], { timeout: 120_000 })
-  t.equal(full.code, 0, full.stderr)
-  const out = join(home, 'killed') + '/'
-  const { child, exited } = spawnFerry(['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out, '--jobs', '2'])
-  // Aimed at the middle of the run (a few sessions done); where it lands is reported, not asserted.
-  await until(() => child.exitCode !== null || (existsSync(out) && finals(out).length >= 5))
-  child.kill('SIGKILL')
-  const end = await exited
-  t.ok(end.signal === 'SIGKILL' || end.code === 0, `killed, or had finished before the kill (${end.signal ?? end.code})`)
-  const left = existsSync(out) ? finals(out) : []
-  t.comment(`the kill landed after ${left.length} of ${n} sessions`)
-  t.same(left.filter((f) => content(join(out, f)) !== content(join(ref, f))), [], 'every session under a final name complete, byte for byte')
-  t.same(existsSync(out) ? readdirSync(out).filter((f) => !left.includes(f) && !f.startsWith(TEMP_PREFIX)) : [], [], 'anything else is a temp file')
-  const again = await ferry(['--home', home, 'convert', '--from', 'claude-code', '--to', 'ferry', '--out', out, '--force', '--jobs', '2'], { timeout: 120_000 })
-  t.equal(again.code, 0, again.stderr)
-  t.same(finals(out), finals(ref), 'a re-run with --force completes the export')
-  t.same(finals(out).filter((f) => content(join(out, f)) !== content(join(ref, f))), [], 'every session as the uninterrupted run wrote it')
+  await killDuring(t, tempDir(t, 'ferry-jobs-kill-'), { sessions: 120, lines: 12, seed: 'jobs-kill', jobs: ['--jobs', '2'] })
 })
 
 t.test('SIGINT and SIGTERM during convert --jobs 2: no temp file left, only complete sessions, and a re-run completes it', async (t) => {
