@@ -17,8 +17,6 @@ import { FerryError } from '../errors.js'
 
 type Token = { name: string; value?: unknown }
 
-const META_KEYS = new Set(['id', 'session_id', 'title', 'cwd', 'model', 'created_at', 'updated_at', 'metadata', 'git_branch'])
-
 /** Turns a token stream into FerryRecords. Feed tokens with `consume`, then call `end`. */
 export class MessagesDocReader {
   private depth = 0

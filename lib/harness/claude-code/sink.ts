@@ -18,7 +18,7 @@ import { chmod, rm } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { v5 as uuidV5, validate as isUuid } from 'uuid'
 import type { StoreContext } from '../../context.js'
-import { ExistsError, FerryError, UnsafePathError } from '../../errors.js'
+import { ExistsError, UnsafePathError } from '../../errors.js'
 import { AtomicFile, StagedFile } from '../../io/atomic.js'
 import {
   isObj, sourceHarness, type Block, type JsonObject, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
@@ -88,7 +88,6 @@ class ClaudeWriter implements SessionWriter {
   private pendingSummary: string | null = null
   /** Summary text of the last compaction boundary, while the records after it are its kept history. */
   private boundarySummary: string | null = null
-  private afterBoundary = false
   private modelled = false
   /** A title record was among the lines written verbatim: do not add another. */
   private rawTitle = false
@@ -108,7 +107,7 @@ class ClaudeWriter implements SessionWriter {
     private readonly written: Map<string, WrittenTarget>,
     private readonly same: boolean,
     private readonly agentId: string | undefined,
-    private readonly startTs: string,
+    startTs: string,
   ) {
     this.source = sourceHarness(header)
     this.lastTs = startTs
@@ -281,7 +280,6 @@ class ClaudeWriter implements SessionWriter {
     this.pendingSummary = null
     const uuid = v5(`${this.target.sessionId}:summary:${this.lines}`)
     await this.chainLine(this.envelope('user', uuid, null), uuid, { message: { role: 'user', content: text }, isCompactSummary: true, isVisibleInTranscriptOnly: true })
-    this.afterBoundary = false
   }
 
   private async writeBoundary(rec: BoundaryRec): Promise<void> {
@@ -300,7 +298,6 @@ class ClaudeWriter implements SessionWriter {
       logicalParentUuid: logical,
       compactMetadata: { trigger: rec.trigger ?? 'auto', preTokens: rec.pre_tokens ?? 0 },
     })
-    this.afterBoundary = true
     if (rec.summary) this.pendingSummary = rec.summary
     this.boundarySummary = rec.summary?.trim() ? rec.summary.trim() : null
   }
@@ -391,7 +388,6 @@ class ClaudeWriter implements SessionWriter {
     if (isSummary) {
       extra.isCompactSummary = true
       extra.isVisibleInTranscriptOnly = true
-      this.afterBoundary = false
     } else if (isMeta) extra.isMeta = true
     await this.chainLine(e, uuid, extra)
   }

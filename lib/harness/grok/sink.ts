@@ -119,7 +119,6 @@ class GrokSessionWriter implements SessionWriter {
   private readonly chat: Spool
   private readonly updRaw: Spool
   private readonly updGen: Spool
-  private readonly sidNative: string
   private promptIndex = -1
   private turnOpen = false
   private lastAssistant: MessageRec | null = null
@@ -139,7 +138,7 @@ class GrokSessionWriter implements SessionWriter {
   private assets = 0
 
   constructor(
-    private readonly ctx: StoreContext,
+    ctx: StoreContext,
     private readonly header: SessionRec,
     private readonly source: string,
     private readonly id: string,
@@ -151,7 +150,6 @@ class GrokSessionWriter implements SessionWriter {
     this.chat = new Spool(join(adir.tmp, 'chat_history.jsonl'))
     this.updRaw = new Spool(join(adir.tmp, '.updates.raw'))
     this.updGen = new Spool(join(adir.tmp, '.updates.gen'))
-    this.sidNative = id
     const created = header.created_at ? Date.parse(header.created_at) : NaN
     this.lastMs = Number.isFinite(created) ? created : Date.now()
     this.model = header.model
