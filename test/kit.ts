@@ -529,6 +529,11 @@ export interface Spawned {
   child: ChildProcess
   /** How it ended (its exit code, or the signal that ended it). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /**
+   * kill -9 of the command as a user's kill of its process group: ferry runs a streaming command in a
+   * second Node process (lib/cli/relaunch.ts), which would otherwise outlive the launcher for a moment.
+   */
+  killGroup(): void
 }
 
 /**
@@ -538,10 +543,18 @@ export interface Spawned {
  */
 export function spawnFerry(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'ignore' | 'pipe'; output?: 'ignore' | 'pipe' } = {}): Spawned {
   const out = opts.output ?? 'ignore'
-  const child = spawn(process.execPath, [FERRY, ...args], { cwd: opts.cwd ?? ROOT, env: cliEnv(opts.env), stdio: [opts.stdin ?? 'ignore', out, out] })
+  // A process group of its own, so killGroup reaches the launcher and the command it started.
+  const child = spawn(process.execPath, [FERRY, ...args], { cwd: opts.cwd ?? ROOT, env: cliEnv(opts.env), stdio: [opts.stdin ?? 'ignore', out, out], detached: true })
   child.stdin?.on('error', () => {})
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('close', (code, signal) => res({ code, signal })))
-  return { child, exited }
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {
+      // Already gone.
+    }
+  }
+  return { child, exited, killGroup }
 }
 
 /**

@@ -63,11 +63,11 @@ const POOL_MAX = 40
  * A reader's heap is capped when its thread starts (`resourceLimits`): each
  * reader is a heap of its own, and V8 lets an uncapped one grow far past what
  * it keeps live (see docs/performance.md, "archive reader threads"). A
- * `--max-semi-space-size` on Node's command line (the CLI gives one:
- * lib/cli/relaunch.ts) sizes the young generation instead. So readers get
- * only sessions whose lines are known to fit: plain files up to 8 MiB, zstd
- * ones up to 1 MiB; a bigger session is read by the writer itself, in plan
- * order, under no cap.
+ * young-generation size on Node's command line (the CLI gives one:
+ * lib/cli/relaunch.ts) overrides this one. So readers get only sessions
+ * whose lines are known to fit: plain files up to 8 MiB, zstd ones up to
+ * 1 MiB; a bigger session is read by the writer itself, in plan order, under
+ * no cap.
  */
 const READER_OLD_SPACE_MB = 64
 const READER_YOUNG_SPACE_MB = 8

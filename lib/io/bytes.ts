@@ -310,8 +310,8 @@ function smallBytes(fd: number, endByte: number | undefined, sniff: boolean, int
  * Whole small files are read into buffers borrowed from here and handed back
  * when their reader is done: a fresh buffer per file is fresh memory for
  * the kernel to map and fault in while it copies, which cost an archive
- * reader most of its time in read() (see docs/performance.md, "lent buffers
- * for small files").
+ * reader most of its time in read() (see docs/performance.md,
+ * "lent buffers for small files").
  */
 const spares: Buffer[] = []
 const MAX_SPARES = 2

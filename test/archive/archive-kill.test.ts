@@ -31,11 +31,11 @@ t.test('kill -9 during archive, then a re-run: consistent after each kill, and t
   // First kill aimed at the middle of the run (once a batch is committed), the second at a fixed moment,
   // wherever the run is. Where each lands is reported, never asserted: the archive is consistent after either.
   for (const when of ['first-batch', 400] as const) {
-    const { child, exited } = spawnFerry(['--home', home, '--db', db, 'archive', '--json'])
+    const { child, exited, killGroup } = spawnFerry(['--home', home, '--db', db, 'archive', '--json'])
     const t0 = Date.now()
     if (when === 'first-batch') while (child.exitCode === null && Date.now() - t0 < scaled(60_000) && !(existsSync(db) && records() > 0)) await new Promise((r) => setTimeout(r, 20))
     else await new Promise((r) => setTimeout(r, when))
-    child.kill('SIGKILL')
+    killGroup()
     const end = await exited
     t.ok(end.signal === 'SIGKILL' || end.code === 0, `killed (${when}), or had finished before the kill (${end.signal ?? end.code})`)
     t.comment(`kill (${when}) landed at ${existsSync(db) ? records() : 0} of ${want.r} records`)
@@ -55,7 +55,7 @@ t.test('kill -9 during archive --jobs 2: consistent after the kill, and a re-run
   t.equal(ref.code, 0, ref.stderr)
   const counts = (db: string) => query(db, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r, (SELECT count(*) FROM fts WHERE rowid > 0) AS f')
   const db = join(dir, 'killed.db')
-  const { child, exited } = spawnFerry(['--home', home, '--db', db, 'archive', '--json', '--jobs', '2'])
+  const { child, exited, killGroup } = spawnFerry(['--home', home, '--db', db, 'archive', '--json', '--jobs', '2'])
   const t0 = Date.now()
   const records = () => {
     try {
@@ -66,7 +66,7 @@ t.test('kill -9 during archive --jobs 2: consistent after the kill, and a re-run
   }
   // Aimed at the middle of the run (once a batch is committed); where it lands is reported, not asserted.
   while (child.exitCode === null && Date.now() - t0 < scaled(60_000) && !(existsSync(db) && records() > 0)) await new Promise((r) => setTimeout(r, 20))
-  child.kill('SIGKILL')
+  killGroup()
   const end = await exited
   t.ok(end.signal === 'SIGKILL' || end.code === 0, `killed, or had finished before the kill (${end.signal ?? end.code})`)
   const want = counts(reference)[0] as { r: number }

@@ -68,10 +68,10 @@ async function killDuring(t: Asserts & { comment(...m: unknown[]): void }, home:
   t.equal(full.code, 0, full.stderr)
   t.equal(finals(ref).length, opts.sessions, 'the uninterrupted run wrote every session')
   const out = join(home, 'killed') + '/'
-  const { child, exited } = spawnFerry(convert(out))
+  const { child, exited, killGroup } = spawnFerry(convert(out))
   // Aimed at the middle of the run: once a few sessions are done, under final names.
   await until(() => child.exitCode !== null || (existsSync(out) && finals(out).length >= 5))
-  child.kill('SIGKILL')
+  killGroup()
   await afterKill(t, await exited, out, ref, opts.sessions, convert(out))
 }
 
