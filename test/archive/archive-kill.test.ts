@@ -8,16 +8,13 @@ import t from 'tap'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { ferry, fileTimeout, scaled, spawnFerry } from '../kit.js'
-import { consistent, generatedHome, query } from './helpers.js'
+import { consistent, generatedHome, query, referenceArchive } from './helpers.js'
 
 fileTimeout(t, 10 * 60_000)
 
 t.test('kill -9 during archive, then a re-run: consistent after each kill, and the re-run finishes the job', async (t) => {
   const { dir, home } = generatedHome(t, 60, 'archive-test')
-  const reference = join(dir, 'ref.db')
-  const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json'])
-  t.equal(ref.code, 0, ref.stderr)
-  const want = query<{ s: number; r: number }>(reference, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r')[0]!
+  const { reference, want } = await referenceArchive(t, dir, home)
   t.ok(want.s >= 60 && want.r > 60 * 15, `reference: ${want.s} sessions, ${want.r} records`)
 
   const db = join(dir, 'killed.db')
@@ -50,9 +47,7 @@ t.test('kill -9 during archive, then a re-run: consistent after each kill, and t
 
 t.test('kill -9 during archive --jobs 2: consistent after the kill, and a re-run finishes the job', async (t) => {
   const { dir, home } = generatedHome(t, 150, 'archive-readers')
-  const reference = join(dir, 'ref.db')
-  const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json', '--jobs', '1'])
-  t.equal(ref.code, 0, ref.stderr)
+  const { reference } = await referenceArchive(t, dir, home, '--jobs', '1')
   const counts = (db: string) => query(db, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r, (SELECT count(*) FROM fts WHERE rowid > 0) AS f')
   const db = join(dir, 'killed.db')
   const { child, exited, killGroup } = spawnFerry(['--home', home, '--db', db, 'archive', '--json', '--jobs', '2'])

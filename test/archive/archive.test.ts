@@ -13,7 +13,7 @@ import { ferry, fileTimeout, FIXTURES, jsonl, ROOT, tempDir } from '../kit.js'
 process.env.TZ = 'UTC'
 fileTimeout(t, 10 * 60_000)
 
-import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, consistent, dbOf, makeHome, query, generatedHome } from './helpers.js'
+import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, consistent, dbOf, makeHome, query, generatedHome, referenceArchive } from './helpers.js'
 
 /** Records a reader gives for a session (its sub-agents' included), headers and ends left out. */
 async function readerRecords(home: string, sid: string): Promise<any[]> {
@@ -171,10 +171,7 @@ t.test('a corrupt session is reported with file and line and skipped; the others
 
 t.test('two archive runs at once: nothing lost, nothing doubled; a run that cannot get the lock says so', async (t) => {
   const { dir, home } = generatedHome(t, 20, 'archive-both')
-  const reference = join(dir, 'ref.db')
-  const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json'])
-  t.equal(ref.code, 0, ref.stderr)
-  const want = query<{ s: number; r: number }>(reference, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r')[0]!
+  const { reference, want } = await referenceArchive(t, dir, home)
   const both = join(dir, 'both.db')
   const [a, b] = await Promise.all([ferry(['--home', home, '--db', both, 'archive', '--json']), ferry(['--home', home, '--db', both, 'archive', '--json'])])
   t.equal(a.code, 0, a.stderr)

@@ -57,3 +57,11 @@ export function generatedHome(t: Parameters<typeof tempDir>[0], sessions: number
   gen(home, { harness: 'claude', sessions, lines: 30, seed })
   return { dir, home }
 }
+
+/** An uninterrupted `archive` of `home` into `dir/ref.db` (more args: e.g. `--jobs 1`): the reference a test compares with, and its counts. */
+export async function referenceArchive(t: { equal: (a: unknown, b: unknown, m?: string) => unknown }, dir: string, home: string, ...more: string[]): Promise<{ reference: string; want: { s: number; r: number } }> {
+  const reference = join(dir, 'ref.db')
+  const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json', ...more])
+  t.equal(ref.code, 0, ref.stderr)
+  return { reference, want: query<{ s: number; r: number }>(reference, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r')[0]! }
+}
