@@ -23,7 +23,7 @@ import { Writable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import type { Code } from '../codes.js'
 import { asFerryError, FerryError, NotWrittenError, type SessionFailure } from '../errors.js'
-import { FERRY_FORMAT, parseSessionKey, type EndRec, type FerryRecord, type SessionRec } from '../model.js'
+import { FERRY_FORMAT, isObj, parseSessionKey, type EndRec, type FerryRecord, type SessionRec } from '../model.js'
 import type { WrittenSession } from './types.js'
 import { recordProblem, withHeaderDefaults } from '../interchange/validate.js'
 
@@ -264,5 +264,5 @@ export class SessionSink extends Writable {
 }
 
 function isDeferred(v: Written | Deferred): v is Deferred {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'later' in v
+  return isObj(v) && 'later' in v
 }

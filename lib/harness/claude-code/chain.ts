@@ -18,6 +18,7 @@
  * links, so the dropped turns still come out, before the boundary.
  */
 import { openChunks } from '../../io/bytes.js'
+import { isObj } from '../../model.js'
 import { cappedSplitter, LineReporter, type LineContext } from '../../io/line-file.js'
 import { scanTop, str } from '../../io/json-bytes.js'
 import { ByteInterner } from '../../io/byte-interner.js'
@@ -43,7 +44,7 @@ function preservedOf(line: Buffer): Preserved | undefined {
   const cm = (obj as { compactMetadata?: unknown } | null)?.compactMetadata
   if (typeof cm !== 'object' || cm === null) return undefined
   const { preservedMessages: pm, preservedSegment: ps } = cm as Record<string, unknown>
-  const o = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
+  const o = (v: unknown): Record<string, unknown> | undefined => (isObj(v) ? v : undefined)
   const m = o(pm)
   const g = o(ps)
   if (!m && !g) return undefined

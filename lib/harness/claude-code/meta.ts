@@ -6,6 +6,7 @@
  */
 import { readEnds, readTail, type LineContext } from '../../io/line-file.js'
 import { scanTop, str, type Scalar } from '../../io/json-bytes.js'
+import { isObj } from '../../model.js'
 import { promptTitle } from './text.js'
 
 const HEAD_BYTES = 512 * 1024
@@ -42,7 +43,7 @@ function parseSmall(line: Buffer): Record<string, unknown> | null {
   if (line.length > PARSE_BUDGET) return null
   try {
     const v: unknown = JSON.parse(line.toString('utf8'))
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
+    return isObj(v) ? v : null
   } catch {
     return null
   }

@@ -6,7 +6,7 @@
  * document's entry, rows) and the shapes a format gives its parts and infos
  * are its subclass's.
  */
-import { resultText, sourceHarness, type Block, type JsonObject, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock, type Usage } from '../../model.js'
+import { isObj, resultText, sourceHarness, type Block, type JsonObject, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock, type Usage } from '../../model.js'
 import type { StoreContext } from '../../context.js'
 import { toNative } from '../../vocabulary/index.js'
 
@@ -50,7 +50,7 @@ function fileUrl(b: { mime: string; data?: string; ref?: { path?: string; url?: 
 
 /** A tool input the schema can store: always an object. */
 function objectInput(v: unknown): JsonObject {
-  if (v && typeof v === 'object' && !Array.isArray(v)) return v as JsonObject
+  if (isObj(v)) return v
   return v === undefined ? {} : { input: v }
 }
 

@@ -6,9 +6,8 @@
  * session with a bad one is never handed over. Required fields are the ones
  * `opencode import` 1.18.33 rejected a document without.
  */
+import { isObj, type JsonObject as Json } from '../../model.js'
 import { ID_SHAPE } from './ids.js'
-
-type Json = Record<string, any>
 
 export interface ExportMessage {
   info: Json
@@ -22,7 +21,6 @@ export interface ExportDocument {
 
 const isStr = (v: unknown): v is string => typeof v === 'string'
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export function sessionInfoProblems(info: Json): string[] {
   const p: string[] = []
