@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url'
 import { createContext, type StoreContext } from '../lib/context.js'
 import { Diagnostics } from '../lib/diagnostics.js'
 import { NotWrittenError } from '../lib/errors.js'
+import { collect } from '../lib/io/pipeline.js'
 import { getHarness } from '../lib/harness/registry.js'
 import type { Harness, SessionInfo, WrittenSession } from '../lib/harness/types.js'
 import type { FerryRecord } from '../lib/model.js'
@@ -197,11 +198,8 @@ export function complete<T extends { kind: string; sid?: unknown }>(records: T[]
   return out
 }
 
-export async function collect<X>(it: AsyncIterable<X>): Promise<X[]> {
-  const out: X[] = []
-  for await (const x of it) out.push(x)
-  return out
-}
+/** Every item of a record stream or an async iterable (lib's own). */
+export { collect }
 
 // ---------------------------------------------------------------- contexts
 

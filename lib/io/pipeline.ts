@@ -102,9 +102,11 @@ export function concatSources(sources: Array<() => Readable | AsyncIterable<Ferr
   return readableOf(all())
 }
 
-/** Collects every record of a stream (for tests and small sessions only). */
-export async function collect(source: Readable): Promise<FerryRecord[]> {
-  const out: FerryRecord[] = []
-  for await (const rec of source) out.push(rec as FerryRecord)
+/** Collects every record of a stream, or every item of any async iterable (for tests and small sessions only). */
+export async function collect(source: Readable): Promise<FerryRecord[]>
+export async function collect<T>(source: AsyncIterable<T>): Promise<T[]>
+export async function collect(source: AsyncIterable<unknown>): Promise<unknown[]> {
+  const out: unknown[] = []
+  for await (const item of source) out.push(item)
   return out
 }
