@@ -71,22 +71,25 @@ function testFiles(dir) {
   return out.sort()
 }
 
+/** Stops before any test ran, with the closing line CI reads. */
+function stop(why) {
+  console.log(why)
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+
 const full = new Set(FULL_ONLY)
 const inSet = (f) => (mode === 'full' ? true : mode === 'slow' ? full.has(f) : !full.has(f))
 const missing = FULL_ONLY.filter((f) => !existsSync(join(root, f)))
 if (missing.length) {
-  console.log(`test/run.mjs: FULL_ONLY names files that do not exist: ${missing.join(', ')}`)
-  console.log('0 passed, 1 failed')
-  process.exit(1)
+  stop(`test/run.mjs: FULL_ONLY names files that do not exist: ${missing.join(', ')}`)
 }
 let files = []
 if (paths.length === 0) files = testFiles(join(root, 'test')).filter(inSet)
 for (const p of paths) {
   const abs = resolve(p)
   if (!existsSync(abs)) {
-    console.log(`test/run.mjs: no such file or directory: ${p}`)
-    console.log('0 passed, 1 failed')
-    process.exit(1)
+    stop(`test/run.mjs: no such file or directory: ${p}`)
   }
   // A file named is run whatever its set; a directory gives the files of the set under it.
   if (statSync(abs).isDirectory()) files.push(...testFiles(abs).filter(inSet))
@@ -103,14 +106,10 @@ const started = Date.now()
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { stdio: 'inherit' })
 const bundle = tsc.status === 0 ? spawnSync(process.execPath, [join(root, 'scripts/bundle.mjs')], { stdio: 'inherit' }) : tsc
 if (tsc.status !== 0 || bundle.status !== 0) {
-  console.log('build failed')
-  console.log('0 passed, 1 failed')
-  process.exit(1)
+  stop('build failed')
 }
 if (files.length === 0) {
-  console.log('no test files selected')
-  console.log('0 passed, 1 failed')
-  process.exit(1)
+  stop('no test files selected')
 }
 
 // The load factor: how much slower than a quiet machine this one is now.
