@@ -4,6 +4,7 @@
 # Runs each REAL client non-interactively against the scripted mock model, inside a private
 # network namespace (loopback only), with a throwaway home under OUTDIR/<client>/home.
 # CLIENT is any of: claude-code codex codex-classic opencode   (default: all four)
+#   wave 3 (installed by setup-wave3.sh, never part of the default): pi gemini qwen copilot kilo
 #   codex          = Codex with its default model (0.171: "code mode": one freeform `exec` JS tool)
 #   codex-classic  = Codex with CODEX_CLASSIC_MODEL (default gpt-5.5: shell_command + apply_patch tools)
 #
@@ -15,7 +16,9 @@
 #   OUTDIR/<client>/session.json        {client, version, session_id, session_path, seconds, ...}
 # and prints one line per client: "<client> <session id> <path>".
 # Env: FERRY_CLIENTS_DIR, MOCK_PORT, MOCK_STEPS (default bash,read,edit,bigout,agent), PROMPT,
-#      CODEX_MODEL, CODEX_CLASSIC_MODEL, OPENCODE_PROVIDER_NPM, CLIENT_TIMEOUT (s, default 180).
+#      CODEX_MODEL, CODEX_CLASSIC_MODEL, OPENCODE_PROVIDER_NPM, CLIENT_TIMEOUT (s, default 180);
+#      wave 3: FERRY_WAVE3_DIR, PI_API, PI_MODEL_ID, GEMINI_MODEL, QWEN_MODEL, QWEN_AUTH_TYPE,
+#      COPILOT_PROVIDER_TYPE, COPILOT_MODEL, COPILOT_PROVIDER_WIRE_API (see lib/common.sh).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/lib/common.sh"
@@ -25,7 +28,7 @@ OUTDIR="$(mkdir -p "$1" && cd "$1" && pwd)"; shift
 CLIENTS=("$@"); [ ${#CLIENTS[@]} -gt 0 ] || CLIENTS=(claude-code codex codex-classic opencode)
 # No shell metacharacters or quotes: OpenCode joins argv words itself (see README).
 PROMPT="${PROMPT:-FERRY-PROBE: run the probe command, then read probe.txt, edit it, print a long listing and ask a subagent.}"
-check_prereqs
+check_prereqs "${CLIENTS[@]}"
 COMPACT_LIMIT="${COMPACT_LIMIT:-40000}"
 COMPACT_REPORT="${COMPACT_REPORT:-90000}"
 if [ -n "${COMPACT:-}" ]; then
@@ -73,6 +76,44 @@ for client in "${CLIENTS[@]}"; do
       path="$home/.local/share/opencode/opencode.db"
       sid="$( [ -f "$path" ] && sqlite3 "$path" "select id from session where parent_id is null order by time_created desc limit 1" || true)"
       ;;
+    pi)
+      write_pi_config "$home/.pi/agent"
+      ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
+          env -i $(pi_env "$home") "$(w3_bin pi)" --provider ferrymock --model "$PI_MODEL_ID" --mode json -p "$PROMPT" ) || rc=$?
+      path="$(find "$home/.pi/agent/sessions" -name '*.jsonl' -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -1 | cut -d' ' -f2-)"
+      sid="$( [ -n "$path" ] && head -1 "$path" | jq -r '.id // empty' || true)"
+      ;;
+    gemini)
+      write_gemini_config "$home/.gemini"
+      ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
+          env -i $(gemini_env "$home") "$(w3_bin gemini)" --yolo --skip-trust --output-format json \
+          -m "$GEMINI_MODEL" -p "$PROMPT" ) || rc=$?
+      sid="$(jq -r '.session_id // empty' "$d/client.out" 2>/dev/null || true)"
+      path="$(grep -l "\"sessionId\":\"$sid\"" "$home"/.gemini/tmp/*/chats/session-*.jsonl 2>/dev/null | head -1)"
+      ;;
+    qwen)
+      write_qwen_config "$home/.qwen"
+      ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
+          env -i $(qwen_env "$home") "$(w3_bin qwen)" --yolo --auth-type "$QWEN_AUTH_TYPE" -m "$QWEN_MODEL" \
+          --output-format json "$PROMPT" ) || rc=$?
+      path="$(find "$home/.qwen/projects" -path '*/chats/*.jsonl' -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -1 | cut -d' ' -f2-)"
+      sid="$( [ -n "$path" ] && basename "$path" .jsonl || true)"
+      ;;
+    copilot)
+      ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
+          env -i $(copilot_env "$home") "$(w3_bin copilot)" --allow-all-tools --allow-all-paths \
+          --disable-client-telemetry --output-format json -p "$PROMPT" ) || rc=$?
+      sid="$(jq -r 'select(.type=="result") | .sessionId // empty' "$d/client.out" 2>/dev/null | tail -1 || true)"
+      path="$( [ -n "$sid" ] && ls "$home/.copilot/session-state/$sid/events.jsonl" 2>/dev/null || true)"
+      ;;
+    kilo)
+      write_kilo_config "$home/.config"
+      # shellcheck disable=SC2086
+      ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
+          env -i $(kilo_env "$home") "$(w3_bin kilo)" run --format json $PROMPT ) || rc=$?
+      path="$home/.local/share/kilo/kilo.db"
+      sid="$( [ -f "$path" ] && sqlite3 "$path" "select id from session where parent_id is null order by time_created desc limit 1" || true)"
+      ;;
     *) die "unknown client $client" ;;
   esac
   # COMPACT=1: more turns, so that the session holds one compaction and a turn after it
@@ -101,7 +142,7 @@ for client in "${CLIENTS[@]}"; do
   ver="$(client_version "$client")"
   jq -n --arg client "$client" --arg version "$ver" --arg sid "${sid:-}" --arg path "${path:-}" \
         --arg home "$home" --arg ws "$ws" --argjson rc "$rc" --arg secs "$secs" --arg prompt "$PROMPT" \
-        --arg model "$(jq -r 'select(.reply.api) | .body.model' "$log" 2>/dev/null | head -1)" \
+        --arg model "$(jq -r 'select(.reply.api) | .body.model // ((.path | capture("models/(?<m>[^:/?]+)") | .m) // empty)' "$log" 2>/dev/null | head -1)" \
         '{client:$client, version:$version, session_id:$sid, session_path:$path, home:$home, workdir:$ws,
           exit_code:$rc, seconds:($secs|tonumber|.*10|round/10), prompt:$prompt, model:$model}' > "$d/session.json"
   marker=no; grep -q 'FERRY-DONE' "$d/client.out" 2>/dev/null && marker=yes

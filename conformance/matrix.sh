@@ -11,7 +11,7 @@
 # resumes its own session (after a compaction a client sends only what its compaction kept: the
 # conversion must carry exactly that, no less). Every run stays inside the loopback-only namespace
 # (lib/netns-run.sh); nothing here starts a client any other way.
-# Env: COMPACT (default 1; empty: no compaction, so every step stays in the resumed history), MOCK_STEPS (default bash,par,image,bigout,agent,wait), CLIENTS (default: claude-code codex-classic opencode), TARGETS (clients converted into; default CLIENTS), CODEX_PROVIDER (openai: remote compaction, its summary encrypted; any other id, e.g. ferrymock: Codex compacts locally and keeps the summary as text).
+# Env: COMPACT (default 1; empty: no compaction, so every step stays in the resumed history), MOCK_STEPS (default bash,par,image,bigout,agent,wait), CLIENTS (default: claude-code codex-classic opencode; the wave-3 clients pi gemini qwen copilot kilo when named, installed with setup.sh --wave3), TARGETS (clients converted into; default CLIENTS), CODEX_PROVIDER (openai: remote compaction, its summary encrypted; any other id, e.g. ferrymock: Codex compacts locally and keeps the summary as text).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -25,7 +25,27 @@ CANDIDATES=("@user:FERRY-PROBE" "@user:FERRY-AFTER-ONE" "@user:FERRY-AFTER-TWO" 
 
 harness_of() { case "$1" in codex*) echo codex ;; *) echo "$1" ;; esac; }
 
+# The wave-3 clients named in CLIENTS or TARGETS (pi gemini qwen copilot kilo) are installed by setup.sh --wave3.
+W3=()
+for c in $(printf '%s\n' "${CLIENTS[@]}" "${TARGETS[@]}" | sort -u); do
+  case " pi gemini qwen copilot kilo " in *" $c "*) W3+=("$c") ;; esac
+done
 "$HERE/setup.sh" > "$OUT/setup.log" 2>&1 || { echo "setup failed: $OUT/setup.log" >&2; exit 1; }
+if [ "${#W3[@]}" -gt 0 ]; then
+  "$HERE/setup.sh" --wave3 "${W3[@]}" >> "$OUT/setup.log" 2>&1 || { echo "setup --wave3 failed: $OUT/setup.log" >&2; exit 1; }
+fi
+
+# land TARGET_CLIENT HOME CONVERT_JSON LOGDIR: what the target's own client does before it can resume what ferry
+# wrote. OpenCode (and Kilo when ferry wrote an export document rather than rows) imports the documents.
+land() {
+  local tc="$1" home="$2" cj="$3" d="$4" p
+  case "$tc" in
+    opencode|kilo)
+      for p in $(jq -r .path "$cj"); do
+        case "$p" in *.json) "$HERE/run-client.sh" "$tc" "$home" -- import "$p" >> "$d/import.out" 2>> "$d/import.err" ;; esac
+      done ;;
+  esac
+}
 (cd "$ROOT" && node node_modules/typescript/bin/tsc -p . && node scripts/bundle.mjs) || { echo "build failed" >&2; exit 1; }
 COMPACT="${COMPACT-1}" "$HERE/gen.sh" "$OUT/gen" "${CLIENTS[@]}" | tee "$OUT/gen.log"
 
@@ -49,10 +69,7 @@ for s in "${CLIENTS[@]}"; do
       row="$row | -> $tc: convert FAILED ($(head -1 "$d/convert.err"))"; continue
     fi
     tid="$(head -1 "$d/convert.json" | jq -r .id)"
-    if [ "$th" = opencode ]; then
-      # ferry writes OpenCode sessions as export documents; the client's own import puts them in its db
-      for p in $(jq -r .path "$d/convert.json"); do "$HERE/run-client.sh" opencode "$d/home" -- import "$p" >> "$d/import.out" 2>> "$d/import.err"; done
-    fi
+    land "$tc" "$d/home" "$d/convert.json" "$d"
     "$HERE/check-resume.sh" "$tc" "$d/home" "$tid" "${exp[@]}" > "$d/check.txt" 2> "$d/check.err"
     row="$row | -> $tc: $(tail -1 "$d/check.txt")"
     miss="$(grep '^MISSING' "$d/check.txt" | sed 's/^MISSING //' | tr '\n' ' ')"

@@ -5,6 +5,10 @@
 //                              POST .../v1/messages/count_tokens
 //   - OpenAI Responses API     POST .../responses               (SSE streaming, function_call / custom_tool_call, reasoning)
 //   - OpenAI Chat Completions  POST .../chat/completions        (SSE streaming, tool_calls, reasoning_content)
+//   - Gemini generateContent   POST .../models/<m>:streamGenerateContent (SSE) and :generateContent
+//                              (functionCall / functionResponse, thought parts, thoughtSignature; JSON-schema
+//                              answers for side requests with responseMimeType application/json),
+//                              plus :countTokens and :embedContent (Gemini CLI)
 //   - GET .../models                                            (model list in both shapes)
 // Every request is appended (one JSON line) to the log file, with the reply the mock chose.
 //
@@ -13,10 +17,12 @@
 // that the client has a tool for (steps without a usable tool are dropped):
 //     "bash":   text (+ thinking/reasoning) + shell tool call  `echo ferry-probe`
 //     "read":   text + read-file tool call   <workdir>/probe.txt   (falls back to `cat` via the shell tool)
-//     "edit":   text + edit tool call on probe.txt  (Edit / edit / apply_patch; falls back to sed)
+//     "edit":   text + edit tool call on probe.txt  (Edit / edit / apply_patch / Gemini replace / Pi edit{edits[]};
+//               falls back to sed)
 //     "bigout": text + shell tool call `seq 1 30000` (large output: clients spill it to side files)
-//     "agent":  text + subagent tool call (Claude Code Agent, OpenCode task) whose prompt contains
-//               FERRY-SUBAGENT; the subagent's own first request is answered with FERRY-SUBAGENT-DONE
+//     "agent":  text + subagent tool call (Claude Code Agent, OpenCode/Kilo/Copilot task, Qwen agent, Gemini
+//               invoke_agent) whose prompt contains FERRY-SUBAGENT; the subagent's own first request is answered
+//               with FERRY-SUBAGENT-DONE (Gemini CLI sub-agents: a complete_task call carrying it)
 //     then:     final text containing FERRY-DONE
 //   Codex "code mode" (only a freeform `exec` JavaScript tool) gets JS that calls tools.exec_command /
 //   tools.apply_patch. Shell/tool argument names are read from each tool's JSON schema.
@@ -100,6 +106,7 @@ function parseMaybeJson(s) {
 }
 
 export function detectApi(path, body) {
+  if (/:(stream)?generateContent(\?|$)/i.test(path) || (body && Array.isArray(body.contents))) return 'gemini';
   if (/\/messages(\?|$)/.test(path) || (body && Array.isArray(body.messages) && 'max_tokens' in body && !/chat\/completions/.test(path))) return 'anthropic';
   if (/\/responses(\?|$)/.test(path) || (body && 'input' in body)) return 'responses';
   if (/chat\/completions/.test(path)) return 'chat';
@@ -168,6 +175,25 @@ export function normalize(api, body, { system = false } = {}) {
           items.push({ role: it.role || 'assistant', kind: type, text: flattenContent(it), msg: mi });
       }
     });
+  } else if (api === 'gemini') {
+    // Gemini generateContent: contents[{role: user|model, parts[]}]; function responses travel in user-role contents
+    if (system && body.systemInstruction) items.push({ role: 'system', kind: 'text', text: flattenContent(body.systemInstruction.parts || body.systemInstruction), msg: -1 });
+    (body.contents || []).forEach((c, mi) => {
+      const role = c.role === 'model' ? 'assistant' : c.role || 'user';
+      for (const p of c.parts || []) {
+        if (p.functionCall) items.push({ role: 'assistant', kind: 'tool_use', name: p.functionCall.name, id: p.functionCall.id, input: p.functionCall.args, msg: mi });
+        else if (p.functionResponse) {
+          const r = p.functionResponse.response;
+          const text = r == null ? '' : typeof r === 'string' ? r : typeof r.output === 'string' ? r.output : typeof r.error === 'string' ? r.error : typeof r.content === 'string' ? r.content : JSON.stringify(r);
+          items.push({ role: 'tool', kind: 'tool_result', id: p.functionResponse.id, name: p.functionResponse.name, text, ...(r && r.error !== undefined ? { is_error: true } : {}), msg: mi });
+        } else if (p.inlineData || p.fileData) items.push({ role, kind: 'image', text: '[image]', mime: (p.inlineData || p.fileData).mimeType, msg: mi });
+        else if (p.thought === true && typeof p.text === 'string') items.push({ role, kind: 'thinking', text: p.text, msg: mi });
+        else if (typeof p.text === 'string') { if (p.text !== '') items.push({ role, kind: 'text', text: p.text, msg: mi }); }
+        else if (p.executableCode || p.codeExecutionResult) items.push({ role, kind: 'code', text: JSON.stringify(p), msg: mi });
+        else if (p.thoughtSignature && Object.keys(p).length === 1) continue;
+        else items.push({ role, kind: 'unknown', text: JSON.stringify(p), msg: mi });
+      }
+    });
   } else if (api === 'chat') {
     (body.messages || []).forEach((m, mi) => {
       if (m.role === 'system' && !system) return;
@@ -197,6 +223,11 @@ function toolsOf(api, body) {
     addResponses(body?.tools);
     // Codex (code-mode models) sends its tools as an `additional_tools` input item instead of `tools`.
     for (const it of Array.isArray(body?.input) ? body.input : []) if (it && it.type === 'additional_tools') addResponses(it.tools);
+    return out;
+  }
+  if (api === 'gemini') {
+    for (const g of body?.tools || []) for (const f of g.functionDeclarations || g.function_declarations || [])
+      out.push({ name: f.name, type: 'function', schema: f.parametersJsonSchema || f.parameters || {}, description: f.description || '' });
     return out;
   }
   for (const t of body?.tools || []) {
@@ -256,11 +287,16 @@ function stepCall(step, tools, workdir) {
     return shellCall(tools, `cat ${PROBE_FILE}`, 'Show the probe file');
   }
   if (step === 'edit') {
-    const t = pickTool(tools, ['edit', 'apply_patch', 'str_replace_based_edit_tool']);
+    const t = pickTool(tools, ['edit', 'apply_patch', 'str_replace_based_edit_tool', 'replace']);
     if (t && t.name.toLowerCase() === 'apply_patch') {
       const patch = `*** Begin Patch\n*** Update File: ${abs}\n@@\n ferry probe file\n-${PROBE_OLD}\n+${PROBE_NEW}\n*** End Patch\n`;
       if (t.type === 'custom') return { name: t.name, kind: 'custom', input: patch };
       return { name: t.name, kind: 'function', input: props(t).includes('input') ? { input: patch } : { patch } };
+    }
+    if (t && props(t).includes('edits')) {
+      // Pi: edit { path, edits: [{ oldText, newText }] }
+      const p = props(t);
+      return { name: t.name, kind: 'function', input: { [p.includes('path') ? 'path' : 'file_path']: abs, edits: [{ oldText: PROBE_OLD, newText: PROBE_NEW }] } };
     }
     if (t) {
       const p = props(t);
@@ -270,6 +306,7 @@ function stepCall(step, tools, workdir) {
       if (p.includes('command')) input.command = 'str_replace';
       input[camel ? 'oldString' : p.includes('old_str') ? 'old_str' : 'old_string'] = PROBE_OLD;
       input[camel ? 'newString' : p.includes('new_str') ? 'new_str' : 'new_string'] = PROBE_NEW;
+      if (p.includes('instruction')) input.instruction = 'Append ", ferry" to line two of the probe file.'; // Gemini CLI replace
       return { name: t.name, kind: 'function', input };
     }
     const cm = !pickTool(tools, ['bash', 'exec_command', 'shell_command', 'shell']) && codeModeTool(tools);
@@ -326,10 +363,11 @@ function stepCall(step, tools, workdir) {
     return { name: t.name, kind: 'function', input, ...(t.namespace ? { namespace: t.namespace } : {}) };
   }
   if (step === 'agent') {
-    const t = pickTool(tools, ['agent', 'task']);
+    const t = pickTool(tools, ['agent', 'task', 'invoke_agent']);
     if (!t) return null;
     const p = props(t);
     const input = {};
+    if (p.includes('agent_name')) input.agent_name = 'generalist'; // Gemini CLI invoke_agent
     if (p.includes('description')) input.description = 'Ferry subagent probe';
     input.prompt = SUBAGENT_PROMPT;
     if (p.includes('run_in_background')) input.run_in_background = false; // Claude Code defaults to async agents
@@ -337,6 +375,13 @@ function stepCall(step, tools, workdir) {
       const en = t.schema.properties.subagent_type.enum;
       input.subagent_type = Array.isArray(en) && en.length ? (en.includes('general-purpose') ? 'general-purpose' : en.includes('general') ? 'general' : en[0]) : t.name === 'task' ? 'general' : 'general-purpose';
     }
+    // Copilot CLI task: {name, agent_type (enum), mode: sync|background} are required / wanted
+    if (p.includes('agent_type')) {
+      const en = t.schema.properties.agent_type.enum;
+      input.agent_type = Array.isArray(en) && en.length ? (en.includes('general-purpose') ? 'general-purpose' : en[0]) : 'general-purpose';
+    }
+    if (p.includes('name') && !input.name) input.name = 'ferry-subagent';
+    if (p.includes('mode') && Array.isArray(t.schema.properties.mode?.enum) && t.schema.properties.mode.enum.includes('sync')) input.mode = 'sync';
     return { name: t.name, kind: 'function', input };
   }
   return null;
@@ -392,7 +437,20 @@ export function decide(api, body, cfg) {
   const priorAssistant = before.some((x) => x.role === 'assistant');
   const startText = items.filter((x) => x.msg === lastStart && x.kind === 'text').map((x) => x.text).join('\n');
   if (startText.includes('FERRY-SUBAGENT') && !priorAssistant && toolUsesAfter === 0) {
+    // Gemini CLI local sub-agents finish by calling complete_task (their answer is its argument)
+    const ct = pickTool(tools, ['complete_task']);
+    if (ct) {
+      const p = props(ct);
+      const key = ['result', 'output', 'response', 'answer', 'summary'].find((k) => p.includes(k)) || p[0] || 'result';
+      const ks = ct.schema.properties?.[key];
+      // Gemini CLI 0.61: complete_task {result: {response: string}}
+      const val = ks && ks.type === 'object' ? { [Object.keys(ks.properties || {}).find((k) => ks.properties[k].type === 'string') || 'response']: MARK_SUBAGENT } : MARK_SUBAGENT;
+      return { step: 'subagent', text: MARK_SUBAGENT, call: { name: ct.name, kind: 'function', input: { [key]: val }, id: api === 'anthropic' ? rid('toolu_mock', 24) : rid('call_mock', 24) } };
+    }
     return { step: 'subagent', text: MARK_SUBAGENT };
+  }
+  if (startText.includes('FERRY-SUBAGENT') && !priorAssistant && toolUsesAfter > 0) {
+    return { step: 'subagent-final', text: MARK_SUBAGENT };
   }
   if (priorAssistant && toolUsesAfter === 0 && /SYSTEM NOTIFICATION|<task-notification>/.test(startText)) {
     // a client-generated follow-up (e.g. Claude Code's background-task notification), not a user turn
@@ -580,6 +638,54 @@ function chatReply(req, res, body, d) {
   res.end();
 }
 
+// A JSON value for a (JSON-)schema: Gemini CLI's side requests (model router, next-speaker check, ...)
+// ask for responseMimeType application/json; enums get their first value (next_speaker -> "user").
+function jsonForSchema(sc, depth = 0) {
+  if (!sc || depth > 6) return null;
+  const type = String(sc.type || (sc.properties ? 'object' : 'string')).toLowerCase();
+  if (Array.isArray(sc.enum) && sc.enum.length) return sc.enum[0];
+  if (type === 'object') { const o = {}; for (const [k, v] of Object.entries(sc.properties || {})) o[k] = jsonForSchema(v, depth + 1); return o; }
+  if (type === 'array') return [];
+  if (type === 'boolean') return false;
+  if (type === 'number' || type === 'integer') return 0;
+  return 'mock';
+}
+
+function geminiReply(req, res, body, d, path) {
+  const model = (/models\/([^:/?]+)/.exec(path) || [])[1] || 'mock-model';
+  const gc = body.generationConfig || body.config || {};
+  let text = d.text;
+  if (!(d.calls || d.call) && /json/i.test(gc.responseMimeType || '')) {
+    const sc = gc.responseJsonSchema || gc.responseSchema;
+    text = JSON.stringify(sc ? jsonForSchema(sc) : { reasoning: 'mock', answer: d.text });
+  }
+  const parts = [];
+  const sig = () => 'mock-thought-signature-' + crypto.randomBytes(6).toString('hex');
+  if (d.thinking) parts.push({ text: d.thinking, thought: true });
+  if (text) parts.push({ text });
+  const calls = d.calls || (d.call ? [d.call] : []);
+  calls.forEach((c, i) => parts.push({ functionCall: { name: c.name, args: typeof c.input === 'string' ? { input: c.input } : c.input, id: c.id }, ...(i === 0 ? { thoughtSignature: sig() } : {}) }));
+  const inTok = d.usage?.input ?? reportedTokens(body);
+  const usageMetadata = { promptTokenCount: inTok, candidatesTokenCount: 20, totalTokenCount: inTok + 20, ...(d.thinking ? { thoughtsTokenCount: 5 } : {}) };
+  const cand = (ps, fin) => ({ candidates: [{ content: { role: 'model', parts: ps }, ...(fin ? { finishReason: 'STOP' } : {}), index: 0 }], usageMetadata, modelVersion: model, responseId: rid('mockresp', 16) });
+  if (!/streamGenerateContent/i.test(path)) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(cand(parts, true)));
+    return;
+  }
+  sseHeaders(res);
+  // one chunk per part (thought, text halves, calls), finishReason on the last
+  const chunks = [];
+  for (const p of parts) {
+    if (typeof p.text === 'string' && !p.thought && p.text.length > 1) {
+      const half = Math.ceil(p.text.length / 2);
+      chunks.push([{ text: p.text.slice(0, half) }], [{ text: p.text.slice(half) }]);
+    } else chunks.push([p]);
+  }
+  chunks.forEach((ps, i) => sse(res, null, cand(ps, i === chunks.length - 1)));
+  res.end();
+}
+
 function modelsReply(res) {
   const ids = ['mock-model', 'claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5', 'gpt-5.1-codex'];
   const data = ids.map((id) => ({ id, object: 'model', type: 'model', display_name: id, created: 1700000000, created_at: '2025-01-01T00:00:00Z', owned_by: 'ferry-mock' }));
@@ -615,6 +721,16 @@ function serve(opts) {
         if (req.method === 'POST' && /\/messages\/count_tokens/.test(path)) {
           reply = { kind: 'count_tokens' };
           handler = () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ input_tokens: approxTokens(body) })); };
+        } else if (req.method === 'POST' && /:countTokens(\?|$)/i.test(path)) {
+          reply = { kind: 'count_tokens' };
+          handler = () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ totalTokens: approxTokens(body) })); };
+        } else if (req.method === 'POST' && /:embedContent|:batchEmbedContents/i.test(path)) {
+          reply = { kind: 'embed' };
+          handler = () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ embedding: { values: [0, 0, 0] }, embeddings: [{ values: [0, 0, 0] }] })); };
+        } else if (req.method === 'POST' && /:(stream)?generateContent(\?|$)/i.test(path)) {
+          const d = decide('gemini', body, cfg);
+          reply = { api: 'gemini', ...d };
+          handler = () => geminiReply(req, res, body, d, path);
         } else if (req.method === 'POST' && /\/messages(\?|$)/.test(path)) {
           const d = decide('anthropic', body, cfg);
           reply = { api: 'anthropic', ...d };
