@@ -20,6 +20,8 @@ await build({
   format: 'esm',
   target: 'node20',
   external: ['better-sqlite3', '@duckdb/node-api'],
+  // jsonc-parser's main entry is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // CommonJS dependencies inside an ES module bundle still call require() and
   // read __filename/__dirname.
   banner: {

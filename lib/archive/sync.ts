@@ -101,6 +101,8 @@ export interface SyncFilter {
   cwd?: string
   /** Only sessions updated since (epoch ms; not a full listing either). */
   since?: number
+  /** Exactly these sessions, found without listing their stores (`archive --session`, an agent's hook). */
+  sessions?: Array<{ src: SyncSource; session: SourceSession }>
 }
 
 export interface SyncHooks {
@@ -289,12 +291,13 @@ const BATCH_RECORDS = 20_000
 export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: string, sources: SyncSource[], filter: SyncFilter = {}, hooks: SyncHooks = {}, waitMs = 30_000, readAhead?: ReadAheadFactory): Promise<SyncSummary> {
   const w = new ArchiveWriter(db, dbPath, waitMs)
   const sum: SyncSummary = { sessions: { added: 0, updated: 0, unchanged: 0, gone: 0, failed: 0 }, records: { added: 0, changed: 0 }, bytes: 0, readers: 0, db: dbPath }
-  const full = filter.cwd === undefined && filter.since === undefined
+  const full = filter.cwd === undefined && filter.since === undefined && filter.sessions === undefined
 
   // Discovery first (cheap), so progress knows the total.
   const plan: Array<{ src: SyncSource; top: SourceSession; children: SourceSession[] }> = []
   const present = new Map<string, Set<string>>()
-  for (const src of sources) {
+  for (const { src, session } of filter.sessions ?? []) plan.push({ src, top: session, children: [] })
+  for (const src of filter.sessions ? [] : sources) {
     const found: SourceSession[] = []
     const seen = new Set<string>()
     try {

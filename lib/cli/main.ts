@@ -29,6 +29,7 @@ import * as exportCmd from './commands/export.js'
 import * as cont from './commands/continue.js'
 import * as show from './commands/show.js'
 import * as render from './commands/render.js'
+import * as hooks from './commands/hooks.js'
 
 /** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -41,6 +42,7 @@ export function commandModules(joined: string[]): Array<CommandModule<any, any>>
     { ...convert, handler: (argv: Record<string, unknown>) => convert.handler({ ...argv, rawArgs: joined }) },
     quickstart,
     archive,
+    hooks,
     search,
     exportCmd,
     cont,

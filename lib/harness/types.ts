@@ -156,6 +156,31 @@ export interface HarnessSpec<Id extends string = string, RF extends Flags = Flag
   ownsNative?(native: NativePass): boolean
   /** The harness's tool vocabulary (its names and argument keys ↔ canonical). */
   tools: ToolVocabulary
+  /** How the agent runs a command of ferry's when a turn or a session ends (`ferry hooks`); absent: it has no hook ferry uses. */
+  hooks?: HookSpec
+}
+
+/**
+ * An agent's own hook mechanism, as `ferry hooks` edits it: one settings file
+ * that ferry's entry is added to and removed from, without touching the rest.
+ */
+export interface HookSpec {
+  /** The file the agent reads its hooks from. */
+  file(ctx: StoreContext): string
+  /** When the agent runs the hook, for messages ("Stop and SessionEnd"). */
+  events: string
+  /** The file's text with ferry's hook added (`text` null: no file yet); `command` is the argv to run, absolute. */
+  add(text: string | null, command: string[]): string
+  /** The file's text without ferry's hook. */
+  remove(text: string): string
+  /** Whether the text holds ferry's hook. */
+  has(text: string | null): boolean
+  /** The session one hook invocation is about, as a ref (`harness:id` or a path), from what the agent passed; null: none. */
+  session(payload: { stdin: string; args: string[] }): string | null
+  /** The agent passes its payload on stdin. */
+  stdin: boolean
+  /** How long the agent lets a hook run (ms): ferry's hook returns within it and leaves a longer archive to a detached process. */
+  budgetMs: number
 }
 
 /** A registered harness: the spec with its defaults filled in. */
