@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { xdgDir, type StoreContext } from '../context.js'
+import { harnesses } from '../harness/registry.js'
 import type { Harness } from '../harness/types.js'
 import { ferryBin } from './hooks.js'
 
@@ -15,7 +16,7 @@ import { ferryBin } from './hooks.js'
 const LOG_MAX = 1 << 20
 
 export function hookLogPath(ctx: StoreContext): string {
-  return join(xdgDir(ctx, 'state'), 'ferry', 'hooks.log')
+  return join(xdgDir(ctx, 'state'), 'ferry/hooks.log')
 }
 
 function openLog(ctx: StoreContext): number {
@@ -67,7 +68,9 @@ export async function runHook(ctx: StoreContext, h: Harness, run: HookRun): Prom
       note('no session in the hook payload; nothing archived')
       return { ref: null, exit: null }
     }
-    const argv = [ferryBin(), 'archive', '--session', ref, '--quiet', ...(run.db ? ['--db', run.db] : []), ...(run.home ? ['--home', run.home] : [])]
+    // The archive command is named after the store it fills.
+    const archive = harnesses.find((x) => x.holdsCopies)!.id
+    const argv = [ferryBin(), archive, '--session', ref, '--quiet', ...(run.db ? ['--db', run.db] : []), ...(run.home ? ['--home', run.home] : [])]
     const child = spawn(process.execPath, argv, { detached: true, stdio: ['ignore', log ?? 'ignore', log ?? 'ignore'], env: process.env })
     const exit = await new Promise<number | null>((resolve) => {
       const timer = setTimeout(() => resolve(null), spec.budgetMs)

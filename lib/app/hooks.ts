@@ -37,7 +37,7 @@ interface Saved {
 const sha = (s: string) => createHash('sha256').update(s).digest('hex')
 
 function statePath(ctx: StoreContext): string {
-  return join(xdgDir(ctx, 'state'), 'ferry', 'hooks.json')
+  return join(xdgDir(ctx, 'state'), 'ferry/hooks.json')
 }
 
 function loadState(ctx: StoreContext): Record<string, Saved> {

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { xdgDir, type StoreContext } from '../context.js'
 import { writeWholeFile } from '../io/atomic.js'
+import { harnesses } from '../harness/registry.js'
 import { ferryBin } from './hooks.js'
 
 const UNIT = 'ferry-archive.service'
@@ -25,7 +26,7 @@ export interface ServiceResult {
 }
 
 function watchArgv(opts: { db?: string; home?: string }): string[] {
-  return [process.execPath, ferryBin(), 'archive', '--watch', '--quiet', ...(opts.db ? ['--db', opts.db] : []), ...(opts.home ? ['--home', opts.home] : [])]
+  return [process.execPath, ferryBin(), harnesses.find((h) => h.holdsCopies)!.id, '--watch', '--quiet', ...(opts.db ? ['--db', opts.db] : []), ...(opts.home ? ['--home', opts.home] : [])]
 }
 
 /** systemd's quoting for ExecStart: every word in double quotes. */
