@@ -35,6 +35,10 @@ if [ -n "${COMPACT:-}" ]; then
   AFTER_TURNS=("FERRY-AFTER-ONE: one more turn, please." "FERRY-AFTER-TWO: and a last one after the compaction.")
 fi
 
+# GEN_SETUP=CMD: run as `CMD CLIENT HOME` once the client's config is written, before it starts
+# (conformance/hooks.sh installs ferry's hooks there).
+gen_setup() { [ -z "${GEN_SETUP:-}" ] || "$GEN_SETUP" "$1" "$2"; }
+
 fail=0
 for client in "${CLIENTS[@]}"; do
   d="$OUTDIR/$client"
@@ -46,6 +50,7 @@ for client in "${CLIENTS[@]}"; do
   rc=0
   case "$client" in
     claude-code)
+      gen_setup "$client" "$home"
       ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
           env -i $(claude_env "$home") "$BIN/claude" -p "$PROMPT" \
           --dangerously-skip-permissions --output-format json ) || rc=$?
@@ -58,6 +63,7 @@ for client in "${CLIENTS[@]}"; do
       # multi-agent tools (spawn_agent / wait_agent) for the classic model; auto-compaction by reported usage
       printf '\n[features]\nmulti_agent_v2 = true\n' >> "$home/.codex/config.toml"
       [ -n "${COMPACT:-}" ] && sed -i "1i model_auto_compact_token_limit = $COMPACT_LIMIT" "$home/.codex/config.toml"
+      gen_setup "$client" "$home"
       ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
           env -i $(codex_env "$home") "$BIN/codex" exec --json --skip-git-repo-check \
           --dangerously-bypass-approvals-and-sandbox "$PROMPT" ) || rc=$?
@@ -71,6 +77,7 @@ for client in "${CLIENTS[@]}"; do
       # PROMPT is passed as separate words on purpose: `opencode run` wraps any argv element that
       # contains a space in double quotes before joining them into the user message.
       # shellcheck disable=SC2086
+      gen_setup "$client" "$home"
       ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
           env -i $(opencode_env "$home") "$BIN/opencode" run --format json $PROMPT ) || rc=$?
       path="$home/.local/share/opencode/opencode.db"
@@ -78,6 +85,7 @@ for client in "${CLIENTS[@]}"; do
       ;;
     pi)
       write_pi_config "$home/.pi/agent"
+      gen_setup "$client" "$home"
       ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
           env -i $(pi_env "$home") "$(w3_bin pi)" --provider ferrymock --model "$PI_MODEL_ID" --mode json -p "$PROMPT" ) || rc=$?
       path="$(find "$home/.pi/agent/sessions" -name '*.jsonl' -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -1 | cut -d' ' -f2-)"
@@ -85,6 +93,7 @@ for client in "${CLIENTS[@]}"; do
       ;;
     gemini)
       write_gemini_config "$home/.gemini"
+      gen_setup "$client" "$home"
       ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
           env -i $(gemini_env "$home") "$(w3_bin gemini)" --yolo --skip-trust --output-format json \
           -m "$GEMINI_MODEL" -p "$PROMPT" ) || rc=$?
@@ -93,6 +102,7 @@ for client in "${CLIENTS[@]}"; do
       ;;
     qwen)
       write_qwen_config "$home/.qwen"
+      gen_setup "$client" "$home"
       ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
           env -i $(qwen_env "$home") "$(w3_bin qwen)" --yolo --auth-type "$QWEN_AUTH_TYPE" -m "$QWEN_MODEL" \
           --output-format json "$PROMPT" ) || rc=$?
@@ -100,6 +110,7 @@ for client in "${CLIENTS[@]}"; do
       sid="$( [ -n "$path" ] && basename "$path" .jsonl || true)"
       ;;
     copilot)
+      gen_setup "$client" "$home"
       ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
           env -i $(copilot_env "$home") "$(w3_bin copilot)" --allow-all-tools --allow-all-paths \
           --disable-client-telemetry --output-format json -p "$PROMPT" ) || rc=$?
@@ -109,6 +120,7 @@ for client in "${CLIENTS[@]}"; do
     kilo)
       write_kilo_config "$home/.config"
       # shellcheck disable=SC2086
+      gen_setup "$client" "$home"
       ( cd "$ws" && run_in_netns "$log" "$ws" gen "$d/client.out" "$d/client.err" -- \
           env -i $(kilo_env "$home") "$(w3_bin kilo)" run --format json $PROMPT ) || rc=$?
       path="$home/.local/share/kilo/kilo.db"
