@@ -49,6 +49,10 @@ export const FULL_ONLY = [
   'test/reliability/writers.test.ts',
   // `archive --jobs 2` against --jobs 1 on 9 MB sessions, megabyte lines and every UTF-8 width. 15 s (75 s).
   'test/archive/readers.test.ts',
+  // `ferry hooks` against the user's own settings and as the agents run it: ~25 ferry processes and detached archives. 18 s (70 s).
+  'test/archive/hooks.test.ts',
+  // `archive --watch` running while stores change, SIGTERM, the user service: waits on the watcher's debounce. 6 s (32 s).
+  'test/archive/watch.test.ts',
   // npm pack, npm install of the tarball (from the registry when the cache lacks a dependency), npx ferry. 15 s (39 s).
   'test/core/package.test.ts',
 ]
