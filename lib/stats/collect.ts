@@ -7,6 +7,8 @@ import type { StoreContext } from '../context.js'
 import { asFerryError } from '../errors.js'
 import type { FerryRecord } from '../model.js'
 import type { Harness, SessionInfo } from '../harness/types.js'
+import { harnesses } from '../harness/registry.js'
+import type { NativeRec } from '../model.js'
 import type { UsageCounter } from './count.js'
 
 export interface StatsSource {
@@ -20,12 +22,19 @@ export async function countSessions(ctx: StoreContext, sources: AsyncIterable<St
   for await (const { reader, session } of sources) {
     if (counter.has(session.sid)) continue
     n++
+    // Native records only where they may carry a billed response: an agent that says so, and the archive (any agent's).
+    const native = reader.holdsCopies === true || reader.nativeUsage !== undefined
     try {
-      for await (const rec of reader.read!(ctx, session, { native: false }) as AsyncIterable<FerryRecord>) counter.add(rec, session.harness)
+      for await (const rec of reader.read!(ctx, session, { native }) as AsyncIterable<FerryRecord>) counter.add(rec, session.harness)
     } catch (err) {
       const e = asFerryError(err, 'unreadable')
       ctx.diagnostics.error(e.code, `not counted: ${e.message}`, e.position ?? { file: session.path }, reader.id)
     }
   }
   return n
+}
+
+/** `CountOptions.nativeUsage` from the registry: each agent's own reading of its native records. */
+export function nativeUsageOf(agent: string, rec: NativeRec): ReturnType<NonNullable<Harness['nativeUsage']>> {
+  return harnesses.find((h) => h.id === agent)?.nativeUsage?.(rec)
 }

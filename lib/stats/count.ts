@@ -5,7 +5,8 @@
  * (which native lines carry a response's usage once) live in the harness readers; what is left
  * here applies to every agent alike and is in docs/stats.md.
  */
-import type { FerryRecord, MessageRec, SessionRec, Usage } from '../model.js'
+import type { FerryRecord, NativeRec, SessionRec, Usage } from '../model.js'
+import type { NativeUsage } from '../harness/types.js'
 import { costOf, type Prices } from './prices.js'
 
 export const GROUP_BY = ['day', 'week', 'month', 'session', 'project', 'model', 'agent'] as const
@@ -58,6 +59,8 @@ export interface CountOptions {
   /** Epoch ms: only usage at or after / at or before (a message without a time takes its session's). */
   since?: number
   until?: number
+  /** The agent's reading of a native record that carries a billed response no message does (`Harness.nativeUsage`). */
+  nativeUsage?: (agent: string, rec: NativeRec) => NativeUsage | undefined
 }
 
 const UNKNOWN_MODEL = '(unknown model)'
@@ -100,8 +103,12 @@ export class UsageCounter {
   /** One record of a stream; `fallbackAgent` names the agent when a header lacks it. */
   add(rec: FerryRecord, fallbackAgent?: string): void {
     if (rec.kind === 'session') return this.session(rec, fallbackAgent)
-    if (rec.kind !== 'message' || !rec.usage || !this.cur || this.cur.skip) return
-    this.message(rec, rec.usage, this.cur)
+    if (!this.cur || this.cur.skip) return
+    if (rec.kind === 'message' && rec.usage) this.response(rec, rec.usage, this.cur)
+    else if (rec.kind === 'native' && this.opts.nativeUsage) {
+      const n = this.opts.nativeUsage(this.cur.agent, rec)
+      if (n) this.response(n, n.usage, this.cur)
+    }
   }
 
   private session(rec: SessionRec, fallbackAgent?: string): void {
@@ -117,7 +124,8 @@ export class UsageCounter {
     }
   }
 
-  private message(rec: MessageRec, u: Usage, s: Current): void {
+  /** One billed response: a message's usage, or one a native record carries. */
+  private response(rec: { api_message_id?: string; ts?: string | null; model?: string }, u: Usage, s: Current): void {
     if (rec.api_message_id) {
       const key = `${s.agent}\0${rec.api_message_id}`
       if (this.responses.has(key)) return

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js'
 import { getHarness } from '../../harness/registry.js'
 import type { StoreContext } from '../../context.js'
 import { UsageCounter, GROUP_BY, type GroupBy } from '../../stats/count.js'
-import { countSessions, type StatsSource } from '../../stats/collect.js'
+import { countSessions, nativeUsageOf, type StatsSource } from '../../stats/collect.js'
 import { Prices, loadPriceFile } from '../../stats/prices.js'
 import { toCsv, toJson, toTable } from '../../stats/report.js'
 import { sessionTime } from '../../query/select.js'
@@ -41,7 +41,7 @@ export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
   const sel = selectionFrom(argv)
   const prices = new Prices(undefined, typeof argv.prices === 'string' ? loadPriceFile(argv.prices) : undefined)
-  const counter = new UsageCounter({ by: argv.by as GroupBy, prices, ...(sel.since !== undefined ? { since: sel.since } : {}), ...(sel.until !== undefined ? { until: sel.until } : {}) })
+  const counter = new UsageCounter({ by: argv.by as GroupBy, prices, nativeUsage: nativeUsageOf, ...(sel.since !== undefined ? { since: sel.since } : {}), ...(sel.until !== undefined ? { until: sel.until } : {}) })
   await countSessions(ctx, argv[archiveFlag()] ? archived(ctx, argv.harness, sel) : live(ctx, argv.harness, sel), counter)
   const res = counter.result()
   if (argv.json) process.stdout.write(toJson(res))

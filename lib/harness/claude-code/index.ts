@@ -9,6 +9,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { nativeUsage } from './usage.js'
 
 export const claudeCode = defineHarness({
   id: 'claude-code',
@@ -17,4 +18,5 @@ export const claudeCode = defineHarness({
   resumeHint: 'claude --resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  nativeUsage,
 })
