@@ -8,6 +8,7 @@ import { asFerryError } from '../errors.js'
 import type { FerryRecord } from '../model.js'
 import type { Harness, SessionInfo } from '../harness/types.js'
 import { harnesses } from '../harness/registry.js'
+import { sessionTime } from '../query/select.js'
 import type { NativeRec } from '../model.js'
 import type { UsageCounter } from './count.js'
 
@@ -17,9 +18,17 @@ export interface StatsSource {
   session: SessionInfo
 }
 
+/**
+ * Reads the sessions oldest first (then by key), whichever store lists them in whatever order: a
+ * response copied into a later session (a resume, a fork) is then counted in the session that
+ * made it, and the live stores and the archive attribute every response alike.
+ */
 export async function countSessions(ctx: StoreContext, sources: AsyncIterable<StatsSource>, counter: UsageCounter): Promise<number> {
+  const list: Array<StatsSource & { at: number }> = []
+  for await (const s of sources) list.push({ ...s, at: sessionTime(s.session.created_at, s.session.updated_at) })
+  list.sort((a, b) => (a.at || 0) - (b.at || 0) || (a.session.sid < b.session.sid ? -1 : a.session.sid > b.session.sid ? 1 : 0))
   let n = 0
-  for await (const { reader, session } of sources) {
+  for (const { reader, session } of list) {
     if (counter.has(session.sid)) continue
     n++
     // Native records only where they may carry a billed response: an agent that says so, and the archive (any agent's).

@@ -14,6 +14,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { createDb, insertDocument, idMaker } from '../../fixtures/opencode/opencode-db.mjs'
+import { archivedSession, demoSession, richSessions } from '../../fixtures/opencode/scenarios.mjs'
 
 const line = (o: unknown) => JSON.stringify(o) + '\n'
 
@@ -161,10 +163,25 @@ function codexStores(home: string): void {
   codexRollout(home, IDS.codex2, '2026-11-11', '/home/dev/blog', 'gpt-5.1-codex', [{ input: 9000, cached: 0, output: 700, reasoning: 300 }], false)
 }
 
-/** Writes the Claude Code and Codex stores into `home` (OpenCode's comes from the kit's scenario database). */
+/** OpenCode's scenario sessions (fixtures/opencode/scenarios.mjs), every message with its tokens and cost; no damaged row. */
+function opencodeStore(home: string): void {
+  const dir = join(home, '.local', 'share', 'opencode')
+  mkdirSync(dir, { recursive: true })
+  const db = createDb(join(dir, 'opencode.db'))
+  const ids = idMaker()
+  const rich = richSessions(ids)
+  insertDocument(db, demoSession(ids))
+  insertDocument(db, rich.parent)
+  insertDocument(db, rich.child)
+  insertDocument(db, archivedSession(ids), { archived: 1795800009000 })
+  db.close()
+}
+
+/** Writes the Claude Code, Codex and OpenCode stores into `home`. */
 export function usageStores(home: string): void {
   claudeStores(home)
   codexStores(home)
+  opencodeStore(home)
 }
 
 /**
@@ -176,6 +193,8 @@ export function usageStores(home: string): void {
  * Codex: 2000/200/1000 (the repeated token_count is not a response), 1500/120/2500, 9000/700/0.
  */
 export const EXPECTED = {
+  /** The scenario database's eight assistant messages, as OpenCode recorded them (cost included: $0.016). */
+  opencode: { input_tokens: 9600, output_tokens: 640, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 160 },
   'claude-code': { input_tokens: 464, output_tokens: 2097, cache_read_tokens: 9000, cache_write_tokens: 9450, reasoning_tokens: 0 },
   codex: { input_tokens: 12500, output_tokens: 1020, cache_read_tokens: 3500, cache_write_tokens: 0, reasoning_tokens: 380 },
 }
