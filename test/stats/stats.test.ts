@@ -145,6 +145,9 @@ t.test('where ccusage counts differently, by design (docs/stats.md), on the cont
   cpSync(join(FIXTURES, 'claude-code', 'home'), h, { recursive: true })
   cpSync(join(FIXTURES, 'codex', 'classic'), h, { recursive: true })
   const r = await ferry(['stats', '--home', h, '--by', 'agent', '--json', '--harness', 'claude-code,codex'], { env })
+  // The fixture has a torn last line: reported with its place, exit 1, everything else counted.
+  t.equal(r.code, 1)
+  t.match(r.stderr, /"code":"torn-line","source":"claude-code".*7c1e4b2d-9f3a-4e5b-8c7d-000000000002\.jsonl/)
   const ours = Object.fromEntries(JSON.parse(r.stdout).rows.map((x: Record<string, unknown>) => [x.agent, x]))
   const theirs = ccusage(h)
   // Claude Code entries without a requestId (older versions; this fixture): ccusage de-duplicates only
