@@ -81,9 +81,29 @@ export function toTable(res: StatsResult, width?: number): string {
     shown = shown.filter((x) => x !== worst)
   }
   if (width !== undefined && !fits()) shown[0]!.w = Math.max(8, shown[0]!.w - (shown.reduce((n, x) => n + x.w + 2, -2) - width))
-  const fit = (s: string, w: number) => (s.length > w ? s.slice(0, w - 1) + '…' : s)
+  // Cut in the middle: session keys and project paths differ at either end (a UUID's start, a path's last folder).
+  const fit = (s: string, w: number) => {
+    if (s.length <= w) return s
+    const head = Math.ceil((w - 1) / 2)
+    return s.slice(0, head) + '…' + s.slice(s.length - (w - 1 - head))
+  }
   const line = (cells: string[]) => cells.map((s, i) => (i === 0 ? fit(s, shown[0]!.w).padEnd(shown[0]!.w) : s.padStart(shown[i]!.w))).join('  ').trimEnd()
   const out = [line(shown.map((x) => x.c.head)), ...res.rows.map((r) => line(shown.map((x) => x.c.cell(r)))), line(shown.map((x) => '─'.repeat(x.w))), line(shown.map((x) => x.c.cell(null)))]
-  if (res.unpriced.length) out.push('', `* without the cost of models that have no price (prices of ${res.prices_date}; give them with --prices FILE): ${res.unpriced.map((u) => `${u.model} (${num(u.tokens)} tokens)`).join(', ')}`)
+  if (res.unpriced.length) out.push('', ...wrap(`* without the cost of models that have no price (prices of ${res.prices_date}; give them with --prices FILE): ${res.unpriced.map((u) => `${u.model} (${num(u.tokens)} tokens)`).join(', ')}`, width))
   return out.join('\n') + '\n'
+}
+
+/** Words into lines of at most `width` columns (a word longer than that stays whole). */
+function wrap(text: string, width?: number): string[] {
+  if (width === undefined) return [text]
+  const lines: string[] = []
+  let cur = ''
+  for (const word of text.split(' ')) {
+    if (cur && cur.length + 1 + word.length > width) {
+      lines.push(cur)
+      cur = word
+    } else cur = cur ? `${cur} ${word}` : word
+  }
+  if (cur) lines.push(cur)
+  return lines
 }

@@ -8,7 +8,7 @@ import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { cpSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FIXTURES, ROOT, ferry, scaled, tempDir } from '../kit.js'
+import { FERRY, FIXTURES, ROOT, ferry, scaled, tempDir } from '../kit.js'
 import { EXPECTED, IDS, usageStores } from './stores.js'
 
 const TOKENS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const
@@ -90,6 +90,15 @@ t.test('--csv, the table, --prices FILE', async (t) => {
   t.match(table.stdout, /^TOTAL +22,564 +3,757 +12,500 +9,450 +540 +48,271 +\$[\d.]+\*$/m, 'totals last, starred: one model is not priced')
   t.match(table.stdout, /^\* without the cost of models that have no price .*claude-mystery-9 \(10 tokens\)$/m)
   t.match(table.stderr, /^ferry: warning: stats:unpriced-model: claude-mystery-9: no price/m)
+  // On a terminal of 60 columns (a pseudo-terminal from script(1)): optional columns go, the session keys are cut, the note wraps.
+  const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`
+  const pty = spawnSync('script', ['-qfec', `stty cols 60 rows 50; exec ${[process.execPath, FERRY, 'stats', '--home', home, '--by', 'session'].map(quote).join(' ')} 2>/dev/null`, '/dev/null'], { env: { ...process.env, TZ: 'UTC' }, encoding: 'utf8', timeout: scaled(60_000) })
+  const rows = pty.stdout.replace(/\r/g, '').split('\n').filter(Boolean)
+  t.ok(rows.length >= 9, pty.stdout)
+  t.same(rows.filter((l) => [...l].length > 60), [], 'every line fits 60 columns')
+  t.match(rows[0], /^SESSION +INPUT +OUTPUT +COST$/)
+  t.match(pty.stdout, /^claude-code:5a7a0…8000-000000000001 /m, 'keys cut in the middle, so they stay apart')
+  t.match(pty.stdout, /^TOTAL +22,564 +3,757 +\$[\d.]+\*/m)
 
   const prices = join(home, 'prices.json')
   writeFileSync(prices, JSON.stringify({ date: '2026-12-06', models: { 'claude-mystery-9': { input: 100, output: 1000 } } }))
