@@ -149,16 +149,27 @@ t.test('ccusage (offline) counts the same tokens per agent, and the same cost', 
   t.equal(theirs.opencode!.total_tokens! - ours.opencode.total_tokens, EXPECTED.opencode.reasoning_tokens, 'OpenCode: ccusage\'s total includes reasoning')
 })
 
-t.test('where ccusage counts differently, by design (docs/stats.md), on the contract fixtures', async (t) => {
+t.test('the contract fixtures: ZCode and Cursor counted; where ccusage counts differently, by design (docs/stats.md)', async (t) => {
   const h = tempDir(t, 'ferry-stats-contract-')
   cpSync(join(FIXTURES, 'claude-code', 'home'), h, { recursive: true })
   cpSync(join(FIXTURES, 'codex', 'classic'), h, { recursive: true })
-  const r = await ferry(['stats', '--home', h, '--by', 'agent', '--json', '--harness', 'claude-code,codex'], { env })
+  cpSync(join(FIXTURES, 'zcode', 'home'), h, { recursive: true })
+  const made = spawnSync(process.execPath, [join(FIXTURES, 'cursor', 'make-fixtures.mjs'), h], { cwd: ROOT, encoding: 'utf8' })
+  t.equal(made.status, 0, made.stderr)
+  const r = await ferry(['stats', '--home', h, '--by', 'agent', '--json'], { env })
   // The fixture has a torn last line: reported with its place, exit 1, everything else counted.
   t.equal(r.code, 1)
   t.match(r.stderr, /"code":"torn-line","source":"claude-code".*7c1e4b2d-9f3a-4e5b-8c7d-000000000002\.jsonl/)
   const ours = Object.fromEntries(JSON.parse(r.stdout).rows.map((x: Record<string, unknown>) => [x.agent, x]))
+  // ZCode (fixtures/zcode/scenarios.mjs): the steps' tokens, 4810+5160+900+300+200+400 input, 96+58+58+12+20+30 output,
+  // 4800 cache read, 41 reasoning; its recorded cost is 0 and GLM-5.2 has no price: named, not free.
+  t.same(pick(ours.zcode, TOKENS), { input_tokens: 11770, output_tokens: 274, cache_read_tokens: 4800, cache_write_tokens: 0, reasoning_tokens: 41 }, 'ZCode: the message tokens')
+  t.same(ours.zcode.unpriced_models, ['GLM-5.2'])
+  // Cursor (fixtures/cursor/make-fixtures.mjs): one editor bubble with a non-zero tokenCount.
+  t.same(pick(ours.cursor, ['input_tokens', 'output_tokens', 'messages']), { input_tokens: 100, output_tokens: 12, messages: 1 }, 'Cursor: the bubbles\' tokenCount')
   const theirs = ccusage(h)
+  // ZCode: ccusage reads the model_usage ledger, which this fixture leaves empty; it has no Cursor report.
+  t.notOk(theirs.zcode, 'ccusage: no ZCode usage without ledger rows')
   // Claude Code entries without a requestId (older versions; this fixture): ccusage de-duplicates only
   // by message id AND request id, so it counts every content-block entry of a response; ferry counts a
   // message id once. Three such extra entries here (msg_syn_A1 twice more, msg_syn_A3 once), each 1200/64/800.
