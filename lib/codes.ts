@@ -44,6 +44,9 @@ export const CODES = {
   'import-failed': 'the agent\'s own import command failed',
   'not-written': 'one or more sessions of the stream were not written',
 
+  // Counting (`stats`): the tokens are counted, the figure named is not.
+  'unpriced-model': 'a model has neither a recorded cost nor a price (pinned table or --prices FILE); its tokens are counted, its cost is not',
+
   // Anything else.
   internal: 'an unexpected error inside ferry (a bug: please report it)',
 } as const

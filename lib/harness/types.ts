@@ -7,7 +7,7 @@
  * from that list.
  */
 import type { Readable, Writable } from 'node:stream'
-import type { Locator, NativePass } from '../model.js'
+import type { Locator, NativePass, NativeRec, Usage } from '../model.js'
 import type { StoreContext } from '../context.js'
 import { asFerryError } from '../errors.js'
 import type { ToolVocabulary } from '../vocabulary/types.js'
@@ -158,6 +158,12 @@ export interface HarnessSpec<Id extends string = string, RF extends Flags = Flag
   tools: ToolVocabulary
   /** How the agent runs a command of ferry's when a turn or a session ends (`ferry hooks`); absent: it has no hook ferry uses. */
   hooks?: HookSpec
+  /**
+   * Usage a `native` record (read with `native: true`) carries that no message record does: a
+   * response that was billed but is not in the conversation read (Claude Code's entries off the
+   * active branch). `ferry stats` counts it. Absent: every response's usage is on its message.
+   */
+  nativeUsage?(rec: NativeRec): NativeUsage | undefined
 }
 
 /**
@@ -181,6 +187,15 @@ export interface HookSpec {
   stdin: boolean
   /** How long the agent lets a hook run (ms): ferry's hook returns within it and leaves a longer archive to a detached process. */
   budgetMs: number
+}
+
+/** A billed response found in a native record (`nativeUsage`). */
+export interface NativeUsage {
+  usage: Usage
+  ts?: string | null
+  model?: string
+  /** The provider's response id, so a response written twice is counted once. */
+  api_message_id?: string
 }
 
 /** A registered harness: the spec with its defaults filled in. */

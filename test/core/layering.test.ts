@@ -36,6 +36,8 @@ function layer(path: string): { rank: number; name: string } {
   // Rendering redacts through the redact transform, so it sits between the CLI and the transforms.
   if (path.startsWith('lib/render/')) return { rank: 3.5, name: 'render' }
   if (path.startsWith('transforms/')) return { rank: 3, name: 'transforms' }
+  // Counting usage reads sessions through any harness's reader, the archive's too, as the archive jobs do.
+  if (path.startsWith('lib/stats/')) return { rank: 2.6, name: 'stats' }
   // Application services compose harnesses (and the archive): `continue`.
   if (path.startsWith('lib/app/')) return { rank: 2.7, name: 'app' }
   // The archive database sits below the harnesses (the archive harness is built on it); the jobs
@@ -70,7 +72,7 @@ function imports(path: string): Import[] {
   return out
 }
 
-t.test('layers import downwards only: cli → render → transforms → app → archive → harness → archive store → io/model', async (t) => {
+t.test('layers import downwards only: cli → render → transforms → app → stats → archive → harness → archive store → io/model', async (t) => {
   const bad: string[] = []
   for (const f of sources) {
     const from = layer(f)

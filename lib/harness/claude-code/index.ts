@@ -10,6 +10,7 @@ import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
 import { hooks } from './hooks.js'
+import { nativeUsage } from './usage.js'
 
 export const claudeCode = defineHarness({
   id: 'claude-code',
@@ -17,5 +18,5 @@ export const claudeCode = defineHarness({
   kind: 'store',
   resumeHint: 'claude --resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks,
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks, nativeUsage,
 })
