@@ -23,6 +23,8 @@ export interface SearchOptions {
   role?: string
   tool?: string
   limit?: number
+  /** Applied to each hit's text before its snippet is cut (a redaction), so a secret is never shown cut in half. */
+  textFilter?: (text: string) => string
 }
 
 export interface SearchHit {
@@ -127,7 +129,8 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
   const body = db.prepare('SELECT body FROM records WHERE rid = ?').pluck()
   const snips = snippets(query, rows.length, (i) => {
     const r = rows[i]!
-    return indexedColumns(r.frid > 0 ? ((body.get(r.frid) as string | undefined) ?? null) : null, r.header, r.tools)
+    const cols = indexedColumns(r.frid > 0 ? ((body.get(r.frid) as string | undefined) ?? null) : null, r.header, r.tools)
+    return opts.textFilter ? (cols.map(opts.textFilter) as Columns) : cols
   })
   // Messages up to the hit in archive order (ord, rid), as the view counts them: one walk of the (sid, ord, rid) index.
   const upTo = db.prepare("SELECT count(*) FROM records WHERE sid = ? AND kind = 'message' AND (ord < ? OR (ord = ? AND rid <= ?))").pluck()
