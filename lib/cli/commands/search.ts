@@ -19,7 +19,7 @@ import { contextFrom, type Args } from '../options.js'
 import { archiveHarness } from '../archive-options.js'
 import { sinceOption } from '../selection.js'
 
-export const command = 'search <query..>'
+export const command = 'search [query..]'
 export const describe = 'Full-text search over the archive (plain words, or FTS5 syntax with --fts; --db FILE)'
 
 export function builder(y: Argv): Argv {
@@ -34,7 +34,7 @@ export function builder(y: Argv): Argv {
     .option('limit', { type: 'number', default: 20, describe: 'At most this many hits' })
     .option('json', { type: 'boolean', default: false, describe: 'One JSON object per hit, per line' })
     .example('ferry search connection refused', 'both words, anywhere')
-    .example('ferry search probe.txt --force', 'words with punctuation, as written')
+    .example('ferry search -- src/a.ts --force', 'words with punctuation, as written (after --: a word may start with -)')
     .example('ferry search migration --tool Bash --since 30d', 'tool calls and outputs of the last month')
     .example('ferry search --fts \'title:deploy OR cwd:infra\' --json', 'FTS5 syntax: in titles or working directories, as JSON lines')
 }
@@ -62,7 +62,9 @@ function highlights(snippet: string): { text: string; highlights: Array<[number,
 
 export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
-  const text = (Array.isArray(argv.query) ? argv.query : [argv.query]).map(String).join(' ')
+  // Words after `--` (a word that starts with a dash: `ferry search -- --force`) come in `_`, after the command's name.
+  const words = [...(Array.isArray(argv.query) ? argv.query : argv.query === undefined ? [] : [argv.query]), ...(Array.isArray(argv._) ? argv._.slice(1) : [])]
+  const text = words.map(String).join(' ')
   const query = ftsQuery(text, { fts: argv.fts === true })
   const limit = Number(argv.limit)
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit: not a positive whole number: ${String(argv.limit)}`)
