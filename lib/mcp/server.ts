@@ -87,7 +87,7 @@ export function createServer(ctx: StoreContext, opts: ServeOptions = {}): Server
   const served: Served = { ctx, redact: opts.redact !== false }
   const tools = [...TOOLS, ...(opts.allowContinue ? [CONTINUE_TOOL] : [])]
   const server = new Server(
-    { name: 'ferry', version: VERSION },
+    { name: 'ferry-mcp', version: VERSION },
     {
       capabilities: { tools: {}, resources: {} },
       instructions:

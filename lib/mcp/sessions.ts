@@ -184,7 +184,7 @@ export interface ReadArgs {
 
 export interface Page {
   session: string
-  from: 'archive' | 'store'
+  from: 'archived' | 'live'
   range: string | null
   redacted: boolean
   offset: number
@@ -193,13 +193,13 @@ export interface Page {
 }
 
 /** The archived copy when there is one (what search numbered), else the agent's own store. */
-async function open(s: Served, ref: string): Promise<{ harness: Harness; session: SessionInfo; from: 'archive' | 'store' }> {
+async function open(s: Served, ref: string): Promise<{ harness: Harness; session: SessionInfo; from: 'archived' | 'live' }> {
   const archive = archiveStore()
   const archived = existsSync(archive.root(s.ctx)) && !ref.includes('/') ? await archive.resolve!(s.ctx, ref) : null
-  if (archived) return { harness: archive, session: archived, from: 'archive' }
+  if (archived) return { harness: archive, session: archived, from: 'archived' }
   const { harness, session } = await resolveRef(s.ctx, ref)
   if (harness.kind !== 'store') throw new UsageError(`"${ref}": give a session ref (harness:id) from list_sessions or search_sessions`)
-  return { harness, session, from: 'store' }
+  return { harness, session, from: 'live' }
 }
 
 /**

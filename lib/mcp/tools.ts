@@ -134,7 +134,7 @@ export const TOOLS = [
       type: 'object',
       properties: {
         session: str('The session key (harness:id)'),
-        from: { type: 'string', enum: ['archive', 'store'], description: "Read from ferry's archive or the agent's own store" },
+        from: { type: 'string', enum: ['archived', 'live'], description: "Read from ferry's archive (archived) or the agent's own store (live)" },
         range: nullable('string', 'The message range shown'),
         redacted: { type: 'boolean', description: 'Credentials, home paths and e-mail addresses replaced' },
         offset: { type: 'integer', description: 'Where this page starts' },

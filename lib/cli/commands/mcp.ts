@@ -18,7 +18,7 @@ export function builder(y: Argv): Argv {
   return y
     .option('redact', { type: 'boolean', default: true, describe: 'Redact credentials, home paths and e-mail addresses in what the tools return, as render does (--no-redact turns it off)' })
     .option('allow-continue', { type: 'boolean', default: false, describe: "Offer the continue_session tool, which writes sessions into another agent's store" })
-    .example('claude --mcp-config \'{"mcpServers":{"ferry":{"command":"ferry","args":["mcp"]}}}\'', 'give Claude Code the history of every agent')
+    .example('claude mcp add ferry -- ferry mcp', 'give Claude Code the history of every agent (README: the other agents)')
     .example('ferry mcp --db ~/ferry.db', 'serve another archive')
 }
 
