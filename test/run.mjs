@@ -51,6 +51,8 @@ export const FULL_ONLY = [
   'test/archive/readers.test.ts',
   // npm pack, npm install of the tarball (from the registry when the cache lacks a dependency), npx ferry. 15 s (39 s).
   'test/core/package.test.ts',
+  // `ferry search` as ~25 CLI processes: plain words, the REF#N it prints run by a shell, no match, --fts errors, bounds. 14 s (65 s).
+  'test/archive/search-words.test.ts',
 ]
 
 const argv = process.argv.slice(2)
