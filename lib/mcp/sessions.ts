@@ -5,6 +5,7 @@
  * server (server.ts) turns them into MCP results.
  */
 import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Writable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import { FerryError, UsageError } from '../errors.js'
@@ -144,7 +145,7 @@ export function searchSessions(s: Served, args: SearchArgs): Hit[] {
   try {
     hits = search(db, query, {
       ...(harnesses.length ? { harnesses } : {}),
-      ...(args.cwd !== undefined ? { cwd: args.cwd } : {}),
+      ...(args.cwd !== undefined ? { cwd: resolve(args.cwd) } : {}),
       ...(args.since !== undefined ? { since: new Date(parseTime(args.since, Date.now(), 'since')).toISOString() } : {}),
       ...(args.role !== undefined ? { role: args.role } : {}),
       ...(args.tool !== undefined ? { tool: args.tool } : {}),

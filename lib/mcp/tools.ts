@@ -120,7 +120,7 @@ export const TOOLS = [
     inputSchema: {
       type: 'object',
       properties: {
-        ref: str('A ref from list_sessions or search_sessions (harness:id, optionally #A-B or #N)'),
+        ref: str('A ref from list_sessions or search_sessions: harness:id (the whole session), harness:id#N (from message N on, as a search hit gives it), or harness:id#A-B (messages A to B)'),
         range: str('Only messages A-B (e.g. 5-12, 7, 20-); overrides a range in ref'),
         tools: { type: 'string', enum: ['brief', 'full', 'none'], default: 'brief', description: 'Tool calls and outputs: one line each, in full, or left out' },
         thinking: { type: 'boolean', default: false, description: 'Include the model’s thinking' },
