@@ -37,7 +37,7 @@ t.test('the tools, their schemas, search, redacted read, errors, paging', async 
   t.same(tools.find((x) => x.name === 'search_sessions')!.inputSchema.required, ['query'])
 
   const listed = await call(client, 'list_sessions', { limit: 50 })
-  t.notOk(listed.isError, text(listed))
+  t.notOk(listed.isError, `listed: ${listed.isError ? text(listed) : 'no tool error'}`)
   const rows = listed.structuredContent.sessions as Array<{ ref: string; title: string | null; updated_at: string | null; archived: boolean }>
   const secret = rows.find((r) => r.title === SECRET_TITLE)
   const huge = rows.find((r) => r.title === HUGE_TITLE)
@@ -51,13 +51,16 @@ t.test('the tools, their schemas, search, redacted read, errors, paging', async 
 
   // A hyphenated word, searched as written.
   const found = await call(client, 'search_sessions', { query: MARKER })
-  t.notOk(found.isError, text(found))
+  t.notOk(found.isError, `found: ${found.isError ? text(found) : 'no tool error'}`)
   const hits = found.structuredContent.hits as Array<{ ref: string; session: string; message: number; snippet: string; record_id: string }>
   t.equal(hits.length, 1, `one hit for ${MARKER}`)
   t.equal(hits[0]!.session, secret!.ref)
   t.equal(hits[0]!.ref, `${secret!.ref}#1`, 'the REF#N that opens it')
   t.match(hits[0]!.snippet, /\*\*FERRY\*\*-\*\*MCP\*\*-\*\*MARKER\*\*|\*\*FERRY-MCP-MARKER\*\*/, 'the match in bold')
   t.notOk(hits[0]!.snippet.includes(token) || text(found).includes(token), 'the snippet is redacted')
+  const progress: number[] = []
+  await client.callTool({ name: 'search_sessions', arguments: { query: MARKER } }, undefined, { onprogress: (p) => progress.push(p.progress) })
+  t.same(progress, [0, 1], 'progress notifications at the start and the end of a search')
   for (const word of ['probe.txt', 'src/a.ts', '--force']) {
     const r = await call(client, 'search_sessions', { query: word })
     t.ok(r.structuredContent?.hits.some((h: { session: string }) => h.session === secret!.ref), `"${word}" found`)
@@ -65,7 +68,7 @@ t.test('the tools, their schemas, search, redacted read, errors, paging', async 
 
   // The conversation, with the planted credential redacted.
   const read = await call(client, 'read_session', { ref: hits[0]!.ref })
-  t.notOk(read.isError, text(read))
+  t.notOk(read.isError, `read: ${read.isError ? text(read) : 'no tool error'}`)
   t.equal(read.structuredContent.redacted, true)
   t.equal(read.structuredContent.next_offset, null, 'a short session is one page')
   t.match(read.structuredContent.text, MARKER)
@@ -135,7 +138,7 @@ t.test('continue_session only behind --allow-continue; --no-redact', async (t) =
   const plain = await call(c, 'read_session', { ref: hit.ref })
   t.ok(plain.structuredContent.text.includes(token) && plain.structuredContent.redacted === false, '--no-redact: as written')
   const cont = await call(c, 'continue_session', { ref: hit.session, to: 'codex', cwd: home })
-  t.notOk(cont.isError, text(cont))
+  t.notOk(cont.isError, `cont: ${cont.isError ? text(cont) : 'no tool error'}`)
   t.equal(cont.structuredContent.harness, 'codex')
   t.match(cont.structuredContent.command, /codex resume/)
 })
