@@ -82,9 +82,21 @@ function toolError(err: unknown): CallToolResult {
   return { content: [{ type: 'text', text: `ferry:${fe.code}: ${fe.message}${where}` }], isError: true }
 }
 
-/** The server, not yet connected (a test or an embedding can give it any transport). */
-export function createServer(ctx: StoreContext, opts: ServeOptions = {}): Server {
+/** The server, not yet connected (an embedding can give it any transport), and what waits for its calls in flight. */
+export function createServer(ctx: StoreContext, opts: ServeOptions = {}): { server: Server; idle: () => Promise<void> } {
   const served: Served = { ctx, redact: opts.redact !== false }
+  // Calls in flight, so a client that sends its last request and closes stdin still gets the answer.
+  let busy = 0
+  let wake: (() => void) | null = null
+  const tracked = async <R>(fn: () => Promise<R>): Promise<R> => {
+    busy++
+    try {
+      return await fn()
+    } finally {
+      if (--busy === 0) wake?.()
+    }
+  }
+  const idle = () => (busy === 0 ? Promise.resolve() : new Promise<void>((r) => (wake = r)))
   const tools = [...TOOLS, ...(opts.allowContinue ? [CONTINUE_TOOL] : [])]
   const server = new Server(
     { name: 'ferry-mcp', version: VERSION },
@@ -95,7 +107,7 @@ export function createServer(ctx: StoreContext, opts: ServeOptions = {}): Server
     },
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => ({ ...t })) as never }))
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, (req, extra): Promise<CallToolResult> => tracked(async () => {
     const { name } = req.params
     const args = (req.params.arguments ?? {}) as Args
     try {
@@ -132,9 +144,9 @@ export function createServer(ctx: StoreContext, opts: ServeOptions = {}): Server
     } catch (err) {
       return toolError(err)
     }
-  })
+  }))
   // The newest sessions as resources, for clients that offer them to attach; each reads as its first page.
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  server.setRequestHandler(ListResourcesRequestSchema, () => tracked(async () => {
     const { sessions } = await listSessions(served, { limit: 20 })
     return {
       resources: sessions.map((s) => ({
@@ -145,19 +157,19 @@ export function createServer(ctx: StoreContext, opts: ServeOptions = {}): Server
         ...(s.updated_at ? { annotations: { lastModified: s.updated_at } } : {}),
       })),
     }
-  })
-  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+  }))
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => tracked(async () => {
     const m = /^ferry:\/\/session\/(.+)$/.exec(req.params.uri)
     if (!m) throw new UsageError(`not a ferry resource: ${req.params.uri}`)
     const page = await readSession(served, { ref: decodeURIComponent(m[1]!), max_chars: LIMITS.maxPage })
     return { contents: [{ uri: req.params.uri, mimeType: 'text/markdown', text: pageText(page) }] }
-  })
-  return server
+  }))
+  return { server, idle }
 }
 
 /** Serves on stdin/stdout until the client closes them. */
 export async function serveStdio(ctx: StoreContext, opts: ServeOptions = {}): Promise<void> {
-  const server = createServer(ctx, opts)
+  const { server, idle } = createServer(ctx, opts)
   const transport = new StdioServerTransport()
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve()
@@ -165,5 +177,8 @@ export async function serveStdio(ctx: StoreContext, opts: ServeOptions = {}): Pr
   })
   await server.connect(transport)
   await closed
+  // The answers to calls already made are still written (a client may close stdin right after its last request).
+  await idle()
+  await new Promise((r) => setImmediate(r))
   await server.close().catch(() => {})
 }

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { FERRY, fileTimeout, ROOT, type T } from '../kit.js'
+import { ferry, FERRY, fileTimeout, jsonl, ROOT, type T } from '../kit.js'
 import { HUGE_MESSAGES, HUGE_TITLE, MARKER, mcpHome, SECRET_TITLE } from './home.js'
 
 fileTimeout(t, 240_000)
@@ -141,4 +141,22 @@ t.test('continue_session only behind --allow-continue; --no-redact', async (t) =
   t.notOk(cont.isError, `cont: ${cont.isError ? text(cont) : 'no tool error'}`)
   t.equal(cont.structuredContent.harness, 'codex')
   t.match(cont.structuredContent.command, /codex resume/)
+})
+
+t.test('raw JSON-RPC on stdin: a line that is not JSON is passed over, and calls made before stdin closes are answered', async (t) => {
+  const rpc = (id: number, method: string, params: object) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
+  const input = [
+    rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    'not json',
+    rpc(2, 'tools/call', { name: 'search_sessions', arguments: { query: MARKER } }),
+    rpc(3, 'tools/call', { name: 'no_such_tool', arguments: {} }),
+  ].join('\n') + '\n'
+  const r = await ferry(['--home', home, 'mcp'], { input })
+  t.equal(r.code, 0, r.stderr)
+  const answers = new Map(jsonl(r.stdout).map((m) => [m.id, m]))
+  t.same([...answers.keys()].sort(), [1, 2, 3], 'every request answered, also after stdin closed')
+  t.equal(answers.get(2).result.structuredContent.hits.length, 1, 'the search')
+  t.match(answers.get(3).result.content[0].text, /^ferry:usage: unknown tool "no_such_tool"/)
+  t.notMatch(r.stderr, /at .*\.js:\d+/, 'no stack trace')
 })
