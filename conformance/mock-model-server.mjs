@@ -59,6 +59,8 @@ const IMAGE_FILE = 'ferry-image.png';
 const MARK_SUMMARY = 'FERRY-SUMMARY marker=ferry-summary-ok';
 // Steps that issue more than one tool call (in one model response, or over two responses).
 const STEP_CALLS = { par: 2 };
+// ferry mcp step: a hyphenated word conformance/mcp.sh plants in the archive it serves.
+const MCP_QUERY = process.env.MOCK_MCP_QUERY || 'FERRY-MCP-MARKER';
 
 // ---------------------------------------------------------------- args
 function parseArgs(argv) {
@@ -276,6 +278,14 @@ function shellCall(tools, cmd, why) {
 
 function stepCall(step, tools, workdir) {
   const abs = workdir ? `${workdir.replace(/\/$/, '')}/${PROBE_FILE}` : PROBE_FILE;
+  // ---- ferry mcp (conformance/mcp.sh): search the archive through `ferry mcp`, then read the first hit.
+  // The client names MCP tools with a prefix (Claude Code: mcp__ferry__search_sessions).
+  if (step === 'mcpsearch' || step === 'mcpread') {
+    const t = tools.find((x) => new RegExp(`(^|__)${step === 'mcpsearch' ? 'search_sessions' : 'read_session'}$`).test(x.name || ''));
+    if (!t) return null;
+    return { name: t.name, kind: 'function', input: step === 'mcpsearch' ? { query: MCP_QUERY } : { ref: '__MCPREF__', max_chars: 4000 } };
+  }
+  // ---- end ferry mcp
   if (step === 'bash') return shellCall(tools, PROBE_CMD, 'Print the ferry probe marker');
   if (step === 'read') {
     const t = pickTool(tools, ['read', 'read_file', 'view']);
@@ -484,6 +494,13 @@ export function decide(api, body, cfg) {
     for (const o of outs) { const m = /"(?:agent_id|id|task_name|agent_name)"\s*:\s*"([^"]+)"/.exec(o) || /\b([0-9a-f]{8}-[0-9a-f-]{27,})\b/.exec(o); if (m) id = m[1]; }
     call = JSON.parse(JSON.stringify(call).replaceAll('__SPAWNED__', id || 'ferry_probe'));
   }
+  // ---- ferry mcp: the ref of the first hit, from the search result the client passed back.
+  if (step === 'mcpread') {
+    const out = after.filter((x) => x.kind === 'tool_result').map((x) => x.text || '').join('\n');
+    const m = /([a-z][a-z0-9-]*:[^\s"#]+#\d+)/.exec(out);
+    call = JSON.parse(JSON.stringify(call).replaceAll('__MCPREF__', m ? m[1] : 'no-ref-in-search-result'));
+  }
+  // ---- end ferry mcp
   const idOf = () => (api === 'anthropic' ? rid('toolu_mock', 24) : rid('call_mock', 24));
   const calls = (call.parallel || [call]).map(({ parallel, ...c }) => ({ ...c, id: idOf() }));
   return {

@@ -57,6 +57,8 @@ export const FULL_ONLY = [
   'test/core/package.test.ts',
   // `ferry archive` of the stats stores, then `stats --archive` against the live stores: 8 ferry processes. 7 s (29 s, load 24).
   'test/stats/archive.test.ts',
+  // `ferry search` as ~25 CLI processes: plain words, the REF#N it prints run by a shell, no match, --fts errors, bounds. 14 s (65 s).
+  'test/archive/search-words.test.ts',
 ]
 
 const argv = process.argv.slice(2)

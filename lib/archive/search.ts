@@ -23,6 +23,8 @@ export interface SearchOptions {
   role?: string
   tool?: string
   limit?: number
+  /** Applied to each hit's text before its snippet is cut (a redaction), so a secret is never shown cut in half. */
+  textFilter?: (text: string) => string
 }
 
 export interface SearchHit {
@@ -43,6 +45,10 @@ export interface SearchHit {
   rank: number
   /** A short excerpt; matches sit between `open` and `close` marks. */
   snippet: string
+  /** The hit's message number in its session, as `ferry show` numbers them (null: a title or cwd match, or before the first message). */
+  message: number | null
+  /** What opens the hit: `<sid>#<message>` (the session alone when there is no message number). */
+  ref: string
 }
 
 export class SearchSyntaxError extends Error {}
@@ -108,12 +114,12 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
     WITH m AS (SELECT frid, rnk FROM (${sesRows}${recRows}) ORDER BY rnk LIMIT @limit)
     SELECT s.sid, s.harness, s.native_id AS session_id, s.title, coalesce(r.ts, s.updated_at, s.created_at) AS time,
            coalesce(r.id, s.sid || ':session') AS record_id, coalesce(r.kind, 'session') AS kind, r.role, r.tools, s.cwd,
-           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, m.frid AS frid, CASE WHEN m.frid < 0 THEN s.header END AS header
+           s.gone_at IS NOT NULL AS gone, m.rnk AS rank, m.frid AS frid, CASE WHEN m.frid < 0 THEN s.header END AS header, r.ord AS ord
     FROM m
     LEFT JOIN records r ON m.frid > 0 AND r.rid = m.frid
     JOIN sessions s ON s.rowid = CASE WHEN m.frid < 0 THEN -m.frid ELSE (SELECT rowid FROM sessions WHERE sid = r.sid) END
     ORDER BY m.rnk, m.frid DESC`
-  let rows: Array<Omit<SearchHit, 'gone_from_source' | 'snippet'> & { gone: number; frid: number; header: string | null }>
+  let rows: Array<Omit<SearchHit, 'gone_from_source' | 'snippet' | 'message' | 'ref'> & { gone: number; frid: number; header: string | null; ord: number | null }>
   try {
     rows = db.prepare(sql).all(params) as typeof rows
   } catch (err) {
@@ -123,9 +129,15 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
   const body = db.prepare('SELECT body FROM records WHERE rid = ?').pluck()
   const snips = snippets(query, rows.length, (i) => {
     const r = rows[i]!
-    return indexedColumns(r.frid > 0 ? ((body.get(r.frid) as string | undefined) ?? null) : null, r.header, r.tools)
+    const cols = indexedColumns(r.frid > 0 ? ((body.get(r.frid) as string | undefined) ?? null) : null, r.header, r.tools)
+    return opts.textFilter ? (cols.map(opts.textFilter) as Columns) : cols
   })
-  return rows.map(({ gone, frid: _f, header: _h, ...h }, i) => ({ ...h, snippet: snips[i] ?? '', gone_from_source: Boolean(gone) }))
+  // Messages up to the hit in archive order (ord, rid), as the view counts them: one walk of the (sid, ord, rid) index.
+  const upTo = db.prepare("SELECT count(*) FROM records WHERE sid = ? AND kind = 'message' AND (ord < ? OR (ord = ? AND rid <= ?))").pluck()
+  return rows.map(({ gone, frid, header: _h, ord, ...h }, i) => {
+    const n = frid > 0 && ord !== null ? (upTo.get(h.sid, ord, ord, frid) as number) : 0
+    return { ...h, snippet: snips[i] ?? '', gone_from_source: Boolean(gone), message: n > 0 ? n : null, ref: n > 0 ? `${h.sid}#${n}` : h.sid }
+  })
 }
 
 type Columns = [text: string, tools: string, title: string, cwd: string]

@@ -31,6 +31,7 @@ import * as show from './commands/show.js'
 import * as render from './commands/render.js'
 import * as hooks from './commands/hooks.js'
 import * as stats from './commands/stats.js'
+import * as mcp from './commands/mcp.js'
 
 /** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -50,6 +51,7 @@ export function commandModules(joined: string[]): Array<CommandModule<any, any>>
     show,
     { ...render, handler: (argv: Record<string, unknown>) => render.handler({ ...argv, rawArgs: joined }) },
     stats,
+    mcp,
     ...transforms.map((t) => transformCommand(t)),
     ...completionCommands(() => commandModules(joined)),
   ] as unknown as Array<CommandModule<any, any>>
@@ -77,7 +79,7 @@ export function parser(args: string[], joined: string[] = args): Argv {
   y = storeOptions(unwrappedExamples(y, helpWidth()))
   for (const m of commandModules(joined)) y = y.command(m as never)
   return y
-    .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error or bad input, 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
+    .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error or bad input (or no match: search), 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
     .fail((msg, err) => {
       throw err ?? new UsageError(msg)
     })

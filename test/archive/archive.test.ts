@@ -209,7 +209,7 @@ t.test('search finds user text, tool output and titles with the right session an
     t.equal(hit?.title, 'Fix the red build')
     t.ok(hit && hit.highlights.length > 0 && hit.snippet.toLowerCase().includes(w.toLowerCase()), 'snippet with the match marked')
   }
-  const title = jsonl((await ferry(['--home', home, 'search', 'title:red', '--json'])).stdout)
+  const title = jsonl((await ferry(['--home', home, 'search', '--fts', 'title:red', '--json'])).stdout)
   t.same(title.map((h) => [h.sid, h.record_id, h.kind]), [[`claude-code:${CLAUDE}`, `claude-code:${CLAUDE}:session`, 'session']], 'titles')
   const byRole = jsonl((await ferry(['--home', home, 'search', userWord, '--role', 'assistant', '--json', '--limit', '100'])).stdout)
   t.ok(byRole.every((h) => h.role === 'assistant'), '--role filters')
@@ -222,9 +222,9 @@ t.test('search finds user text, tool output and titles with the right session an
   const text = await ferry(['--home', home, 'search', userWord])
   t.match(text.stdout, new RegExp(`claude-code:${CLAUDE}.*Fix the red build`))
   t.notMatch(text.stdout, /\x1b\[|\u0002/, 'no highlight codes when stdout is not a TTY')
-  const bad = await ferry(['--home', home, 'search', 'foo AND'])
+  const bad = await ferry(['--home', home, 'search', '--fts', 'foo AND'])
   t.equal(bad.code, 2, 'an FTS syntax error is a usage error')
-  t.match(bad.stderr, /^ferry: search: not a valid query .*double quotes/m)
+  t.match(bad.stderr, /^ferry: search: not a valid FTS5 query: "foo AND"/m)
   t.equal(bad.stderr.trim().split('\n').length, 1, 'one line')
 })
 

@@ -1,12 +1,17 @@
 /**
  * `ferry search QUERY`: full-text search over the archive (SQLite FTS5,
- * BM25-ranked). The query is FTS5 syntax: words (all must match), "a
- * phrase", OR, NOT, prefix*, column filters (title:, tools:, cwd:).
+ * BM25-ranked). The query is plain words, each taken as it is written
+ * (`probe.txt`, `--force`, `src/a.ts`; all must match); with --fts it is
+ * FTS5 syntax: "a phrase", OR, NOT, prefix*, column filters (title:,
+ * tools:, cwd:). Each hit names the `ferry show REF#N` that opens it; no
+ * hit is exit 1, as grep and rg.
  */
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Argv } from 'yargs'
 import { FerryError, UsageError } from '../../errors.js'
+import { ftsQuery } from '../../query/fts.js'
+import { shellQuote } from '../../vocabulary/shell.js'
 import { getHarness } from '../../harness/registry.js'
 import { openArchive } from '../../archive/store/db.js'
 import { MARK_CLOSE, MARK_OPEN, search, SearchSyntaxError, type SearchHit } from '../../archive/search.js'
@@ -14,12 +19,13 @@ import { contextFrom, type Args } from '../options.js'
 import { archiveHarness } from '../archive-options.js'
 import { sinceOption } from '../selection.js'
 
-export const command = 'search <query..>'
-export const describe = 'Full-text search over the archive (FTS5 syntax; --db FILE)'
+export const command = 'search [query..]'
+export const describe = 'Full-text search over the archive (plain words, or FTS5 syntax with --fts; --db FILE)'
 
 export function builder(y: Argv): Argv {
   return y
-    .positional('query', { type: 'string', array: true, describe: 'Words (all must match), "a phrase", OR, NOT, prefix*, title:word' })
+    .positional('query', { type: 'string', array: true, describe: 'Words, each as written (all must match); with --fts: "a phrase", OR, NOT, prefix*, title:word' })
+    .option('fts', { type: 'boolean', default: false, describe: 'Take the query as FTS5 syntax (OR, NOT, "phrase", prefix*, title:/tools:/cwd:) instead of plain words' })
     .option('harness', { type: 'string', array: true, describe: 'Only sessions of these harnesses (repeatable)' })
     .option('cwd', { type: 'string', describe: 'Only sessions of this directory or below' })
     .option('since', { type: 'string', describe: 'Only hits since a date (ISO) or a span (7d, 12h)' })
@@ -27,9 +33,10 @@ export function builder(y: Argv): Argv {
     .option('tool', { type: 'string', describe: 'Only tool calls (and their results) of this tool, e.g. Bash' })
     .option('limit', { type: 'number', default: 20, describe: 'At most this many hits' })
     .option('json', { type: 'boolean', default: false, describe: 'One JSON object per hit, per line' })
-    .example('ferry search "connection refused"', 'a phrase, anywhere')
+    .example('ferry search connection refused', 'both words, anywhere')
+    .example('ferry search -- src/a.ts --force', 'words with punctuation, as written (after --: a word may start with -)')
     .example('ferry search migration --tool Bash --since 30d', 'tool calls and outputs of the last month')
-    .example('ferry search \'title:deploy OR cwd:infra\' --json', 'in titles or working directories, as JSON lines')
+    .example('ferry search --fts \'title:deploy OR cwd:infra\' --json', 'FTS5 syntax: in titles or working directories, as JSON lines')
 }
 
 /** Marks → ANSI bold on a TTY, nothing elsewhere. */
@@ -55,8 +62,10 @@ function highlights(snippet: string): { text: string; highlights: Array<[number,
 
 export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
-  const query = (Array.isArray(argv.query) ? argv.query : [argv.query]).map(String).join(' ').trim()
-  if (!query) throw new UsageError('search: give a query')
+  // Words after `--` (a word that starts with a dash: `ferry search -- --force`) come in `_`, after the command's name.
+  const words = [...(Array.isArray(argv.query) ? argv.query : argv.query === undefined ? [] : [argv.query]), ...(Array.isArray(argv._) ? argv._.slice(1) : [])]
+  const text = words.map(String).join(' ')
+  const query = ftsQuery(text, { fts: argv.fts === true })
   const limit = Number(argv.limit)
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit: not a positive whole number: ${String(argv.limit)}`)
   const harnesses = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
@@ -75,21 +84,26 @@ export async function handler(argv: Args): Promise<void> {
       limit,
     })
   } catch (err) {
-    if (err instanceof SearchSyntaxError)
-      throw new UsageError(`search: not a valid query (${err.message.replace(/^fts5: /, '')}); put words with punctuation in double quotes, e.g. ferry search '"foo-bar" OR baz'`)
+    // SQLite's own words ("fts5: syntax error near …") say less than this.
+    if (err instanceof SearchSyntaxError) throw new UsageError(`search: not a valid FTS5 query: ${JSON.stringify(text.trim().slice(0, 80))} (without --fts the words are searched as written)`)
     throw err
   } finally {
     db.close()
   }
+  if (hits.length === 0) {
+    // As grep and rg: nothing found is exit 1 with nothing on stdout, so `ferry search x && …` reads right.
+    process.stderr.write(`ferry: no matches in ${path}\n`)
+    process.exitCode = 1
+    return
+  }
+  const dbFlag = typeof argv.db === 'string' ? ` --db ${shellQuote(resolve(argv.db))}` : ''
+  const home = typeof argv.home === 'string' ? ` --home ${shellQuote(resolve(argv.home))}` : ''
+  const show = (h: SearchHit) => `ferry show ${shellQuote(h.ref)} --archive${home}${dbFlag}`
   if (argv.json) {
     for (const h of hits) {
       const { text, highlights: hl } = highlights(h.snippet)
-      process.stdout.write(JSON.stringify({ ...h, snippet: text, highlights: hl }) + '\n')
+      process.stdout.write(JSON.stringify({ ...h, snippet: text, highlights: hl, show: show(h) }) + '\n')
     }
-    return
-  }
-  if (hits.length === 0) {
-    process.stderr.write(`ferry: no matches in ${path}\n`)
     return
   }
   const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
@@ -100,6 +114,7 @@ export async function handler(argv: Args): Promise<void> {
     out.push(`${h.sid}  ${when}  ${(h.title ?? '').replace(/\s+/g, ' ').slice(0, 80)}${h.gone_from_source ? '  [gone from source]' : ''}`)
     out.push(dim(`  ${h.record_id}${h.role ? ` (${h.role})` : h.kind !== 'message' ? ` (${h.kind})` : ''}${h.tools ? ` [${h.tools}]` : ''}`))
     out.push(`  ${render(h.snippet, color)}`)
+    out.push(dim(`  ${show(h)}`))
   }
   process.stdout.write(out.join('\n') + '\n')
 }
