@@ -10,7 +10,7 @@ import { isEpipe } from '../io/pipeline.js'
 import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
 import { guardStdout } from './output.js'
-import { globalValueFlags, storeOptions } from './options.js'
+import { globalValueFlags, rejectRepeated, storeOptions } from './options.js'
 import { prepareArgs } from './argv.js'
 import { helpWidth, unwrappedExamples } from './help.js'
 import { reportFailure } from './failure.js'
@@ -78,7 +78,9 @@ export function parser(args: string[], joined: string[] = args): Argv {
     .demandCommand(1, 'name a command (see ferry --help)')
   y = storeOptions(unwrappedExamples(y, helpWidth()))
   for (const m of commandModules(joined)) y = y.command(m as never)
+  const top = y
   return y
+    .middleware((argv) => rejectRepeated((top as unknown as { getOptions(): never }).getOptions(), argv), true)
     .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error or bad input (or no match: search), 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
     .fail((msg, err) => {
       throw err ?? new UsageError(msg)

@@ -127,3 +127,18 @@ export function contextFrom(argv: Args, diagnostics?: Diagnostics): StoreContext
     ...(typeof mlb === 'number' ? { maxLineBytes: mlb } : {}),
   })
 }
+
+/**
+ * A single-value option given twice is a usage error, never "the last one wins" or (what yargs
+ * does) an array that the command then ignores: `--home A --home B` fell back to the real HOME.
+ */
+export function rejectRepeated(opts: { array: string[]; string: string[]; number: string[]; alias?: Record<string, string[]> }, argv: Args): void {
+  const arrays = new Set(opts.array)
+  const seen = new Set<string>()
+  for (const key of [...opts.string, ...opts.number]) {
+    if (arrays.has(key) || seen.has(key) || !Array.isArray(argv[key])) continue
+    for (const a of opts.alias?.[key] ?? []) seen.add(a)
+    const values = argv[key] as unknown[]
+    throw new UsageError(`--${key} takes one value, got ${values.length} (${values.map(String).join(', ')}); give it once`)
+  }
+}

@@ -121,6 +121,8 @@ export interface HarnessSpec<Id extends string = string, RF extends Flags = Flag
   store: StoreSpec
   /** The command that resumes a written session, for messages (`claude --resume <id>`). */
   resumeHint?: string
+  /** `--out` names a store root (a directory the sink lays sessions out in): a file there is a usage error. */
+  outIsStore?: boolean
   /** `--out FILE` holds exactly one session (an import document): several into one file are a usage error. */
   oneSessionPerFile?: boolean
   /**

@@ -149,7 +149,7 @@ t.test('usage errors exit 2, runtime errors 1; --json errors are objects on stde
     t.notMatch(rs[i]!.stderr, /\n\s+at /, 'no stack trace')
   })
   t.match(rs[4]!.stderr, /--home .*nowhere: no such directory/)
-  t.match(rs[7]!.stderr, /--to takes one harness/)
+  t.match(rs[7]!.stderr, /--to takes one/)
   t.match(rs[8]!.stderr, /unknown harness "claud".*did you mean claude-code/)
   t.match(rs[9]!.stderr, /unknown command "cnvert" \(did you mean convert\?\)/)
 

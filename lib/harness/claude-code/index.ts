@@ -16,6 +16,7 @@ export const claudeCode = defineHarness({
   id: 'claude-code',
   name: 'Claude Code',
   kind: 'store',
+  outIsStore: true,
   resumeHint: 'claude --resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks, nativeUsage,

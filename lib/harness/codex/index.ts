@@ -15,6 +15,7 @@ export const codex = defineHarness({
   id: 'codex',
   name: 'Codex CLI',
   kind: 'store',
+  outIsStore: true,
   resumeHint: 'codex resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks,

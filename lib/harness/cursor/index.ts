@@ -15,6 +15,7 @@ export const cursor = defineHarness({
   id: 'cursor',
   name: 'Cursor',
   kind: 'store',
+  outIsStore: true,
   resumeHint: 'agent --resume=<id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools,

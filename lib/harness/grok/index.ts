@@ -14,6 +14,7 @@ export const grok = defineHarness({
   id: 'grok',
   name: 'Grok Build',
   kind: 'store',
+  outIsStore: true,
   resumeHint: 'grok --resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools,
