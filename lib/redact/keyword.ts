@@ -18,11 +18,12 @@ import type { Rule } from './rule.js'
 import { MAX_TOKEN } from './rule.js'
 import { decodesToUserPass } from './base64.js'
 import { classes, entropy, isPlaceholder } from './placeholder.js'
+import { proseValue, type ProseJudge } from './prose.js'
 
 /** Last words that name a secret on their own. */
-const STRONG = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'creds', 'auth', 'authtoken', 'accesstoken', 'dsn', 'sig', 'pat', 'privatekey', 'secretkey', 'accesskey', 'apitoken', 'authkey', 'pw', 'pword'])
+const STRONG = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'creds', 'auth', 'authtoken', 'accesstoken', 'dsn', 'sig', 'pat', 'privatekey', 'secretkey', 'accesskey', 'apitoken', 'authkey', 'pw', 'pword', 'passwort', 'kennwort', 'senha', 'clave', 'chiave', 'contrasena', 'wachtwoord', 'motdepasse'])
 /** Words before `key` that make it a secret key. */
-const KEY_QUALIFIER = new Set(['api', 'app', 'application', 'access', 'secret', 'private', 'auth', 'account', 'client', 'master', 'signing', 'encryption', 'encrypt', 'license', 'licence', 'service', 'admin', 'write', 'deploy', 'ingest', 'ingestion', 'sdk', 'server', 'webhook', 'subscription', 'shared', 'storage', 'session', 'consumer', 'partner', 'integration', 'root', 'hmac', 'cipher', 'crypto', 'aes', 'jwt', 'x', 'live', 'prod', 'production', 'mgmt', 'management', 'rest', 'developer', 'dev', 'search', 'maps', 'merchant', 'sendgrid', 'stripe', 'mailgun', 'openai', 'anthropic', 'dd', 'datadog', 'algolia', 'cf', 'cloudflare', 'heroku', 'twilio', 'segment', 'posthog', 'amplitude', 'mixpanel', 'pusher', 'firebase', 'supabase', 'personal', 'org', 'organization', 'team', 'bot', 'agent', 'node', 'instance', 'cluster', 'project', 'workspace', 'tenant', 'site', 'platform', 'global'])
+const KEY_QUALIFIER = new Set(['api', 'app', 'application', 'access', 'secret', 'private', 'auth', 'account', 'client', 'master', 'signing', 'encryption', 'encrypt', 'license', 'licence', 'service', 'admin', 'write', 'deploy', 'ingest', 'ingestion', 'sdk', 'server', 'webhook', 'subscription', 'shared', 'storage', 'session', 'consumer', 'partner', 'integration', 'root', 'hmac', 'cipher', 'crypto', 'aes', 'jwt', 'x', 'live', 'prod', 'production', 'mgmt', 'management', 'rest', 'developer', 'dev', 'search', 'maps', 'merchant', 'sendgrid', 'stripe', 'mailgun', 'openai', 'anthropic', 'dd', 'datadog', 'algolia', 'cf', 'cloudflare', 'heroku', 'twilio', 'segment', 'posthog', 'amplitude', 'mixpanel', 'pusher', 'firebase', 'supabase', 'personal', 'org', 'organization', 'team', 'bot', 'agent', 'node', 'instance', 'cluster', 'project', 'workspace', 'tenant', 'site', 'platform', 'global', 'role'])
 /** Words that say the value is not the secret itself. */
 const NOT_SECRET = new Set(['public', 'pub', 'publishable', 'id', 'ids', 'name', 'names', 'type', 'types', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'url', 'uri', 'endpoint', 'host', 'count', 'counts', 'limit', 'limits', 'max', 'min', 'length', 'len', 'size', 'usage', 'used', 'expires', 'expiry', 'expiration', 'ttl', 'lifetime', 'header', 'prefix', 'suffix', 'policy', 'hash', 'hashed', 'digest', 'format', 'field', 'column', 'mode', 'strength', 'rotation', 'version', 'enabled', 'required', 'hint', 'label', 'ref', 'arn', 'env', 'var', 'input', 'output', 'cache', 'window', 'tokenizer', 'tokenizers', 'placeholder', 'example', 'sample', 'primary', 'foreign', 'sort', 'partition', 'index', 'location', 'scope', 'scopes', 'budget', 'cost', 'rate', 'timeout', 'retries', 'reset', 'length', 'regex', 'pattern', 'validator', 'validation', 'field', 'bucket', 'fingerprint', 'algorithm', 'alg', 'kid', 'issuer', 'audience', 'event', 'events', 'user', ])
 /** Trailing words that still describe the named value (`SECRET_VALUE`, `client_key_data`). */
@@ -100,7 +101,7 @@ export function secretValue(v: string, strength: number, name: string): boolean 
 const ident = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46
 
 /** The keywords (lower case) a secret's name holds; `\b` ones must end the name there. */
-const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pw', false], ['secret', false], ['token', false], ['key', false], ['auth', false], ['cred', false], ['dsn', false], ['sig', true], ['pat', true]]
+const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pw', false], ['secret', false], ['token', false], ['key', false], ['auth', false], ['cred', false], ['dsn', false], ['sig', true], ['pat', true], ['senha', false], ['clave', false], ['chiave', false], ['contrase', false]]
 
 /**
  * After a keyword: the rest of the identifier, a closing quote at any
@@ -182,12 +183,27 @@ function findAt(text: string, hits: number[]): Array<[number, number]> {
     const next = at + hits[k + 1]!
     // `name: DB_PASSWORD` … `value: X`: the value is in another key (only looked for when a keyword sits in a `name`).
     if (hasValue && !nameValue) nameValue = afterName(text, at)
-    if (!mayAssign(text, at, next)) continue
-    const e = assignment(text, at, next)
+    const e = mayAssign(text, at, next) ? assignment(text, at, next) : null
     if (e) out.push(e)
+    else {
+      // Not an assignment: a cue in prose ("my API key is …").
+      const p = proseValue(text, at, next, PROSE)
+      if (p) out.push(p)
+    }
   }
   if (nameValue) findNameValue(text, out)
   return out
+}
+
+const PROSE: ProseJudge = { strength: (n) => cachedStrength(n), value: (v, s, n) => secretValue(v, s, n), notSecret: (w) => NOT_SECRET.has(w) }
+
+function cachedStrength(name: string): number {
+  let s = strengthCache.get(name)
+  if (s === undefined) {
+    s = nameStrength(name)
+    if (strengthCache.size < 10_000) strengthCache.set(name, s)
+  }
+  return s
 }
 
 /** Standalone form (all occurrences found here): for callers without the engine's table. */
