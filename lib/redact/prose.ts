@@ -12,6 +12,7 @@
  * is the service role key eyJ…") the value must be long and random. Work is
  * bounded per occurrence, so the scan stays linear.
  */
+import { classes } from './placeholder.js'
 
 /** Connectors between a cue and its value, in several languages (lower case). */
 const CONNECTORS = new Set(['is', 'are', 'was', 'to', 'ist', 'lautet', 'est', 'es', 'era', 'é', 'è', 'e', 'är', 'er', 'is:', 'als', 'como', 'vale', 'равен', 'это'])
@@ -57,7 +58,12 @@ export function proseValue(text: string, at: number, next: number, judge: ProseJ
   for (let k = 0; k < 3; k++) {
     if (p < 2 || !isSpace(text.charCodeAt(p - 1))) break
     const w = wordBefore(text, p - 1)
-    if (!w || escapeAt(text, w[0] + 1)) break
+    if (!w) break
+    // A word right after a JSON escape (`\nAPI key is …`) starts after the escape's letter, and ends the phrase.
+    if (escapeAt(text, w[0] + 1)) {
+      if (w[1] > w[0] + 1) phrase.unshift(text.slice(w[0] + 1, w[1]))
+      break
+    }
     phrase.unshift(text.slice(w[0], w[1]))
     p = w[0]
   }
@@ -90,22 +96,24 @@ export function proseValue(text: string, at: number, next: number, judge: ProseJ
     if (!isWordChar(c)) break
     let e = i
     while (e < text.length && e - i < 16 && isWordChar(text.charCodeAt(e))) e++
-    const w = text.slice(i, e).toLowerCase()
+    const raw = text.slice(i, e)
+    const w = raw.toLowerCase()
     if (CONNECTORS.has(w) && isSpace(text.charCodeAt(e))) {
       i = e
       connector = true
       break
     }
     // No connector yet: this is either the value (no gap words before it) or a gap word.
-    if (gap === GAP_MAX || e - i >= 16 || !/^[a-z]+$/.test(w) || judge.notSecret(w)) break
+    if (gap === GAP_MAX || e - i >= 16 || !/^[a-z]+$/.test(raw) || judge.notSecret(w)) break
     gap++
     i = e
   }
   if (!connector && gap > 0) return null
   if (!connector) i = we
-  while (i < text.length && isSpace(text.charCodeAt(i)) && i - we < 8) i++
+  const from = i
+  while (i < text.length && isSpace(text.charCodeAt(i)) && i - from < 4) i++
   // An opening quote, at any escaping depth.
-  while (text.charCodeAt(i) === 92 && i - we < 16) i++
+  while (text.charCodeAt(i) === 92 && i - from < 12) i++
   const q = text.charCodeAt(i)
   if (q === 34 || q === 39 || q === 96) i++
   const vs = i
@@ -119,6 +127,7 @@ export function proseValue(text: string, at: number, next: number, judge: ProseJ
   while (ve > vs && /[.:!?]/.test(text[ve - 1]!)) ve--
   const v = text.slice(vs, ve)
   if (!judge.value(v, strength, name)) return null
-  if (!connector && !(v.length >= 16 && /[0-9]/.test(v) && /[A-Za-z]/.test(v))) return null
+  // Without a connector the value must look generated: long with letters and digits, or with symbols too.
+  if (!connector && !((v.length >= 16 && /[0-9]/.test(v) && /[A-Za-z]/.test(v)) || classes(v) >= 3)) return null
   return [vs, ve]
 }

@@ -17,11 +17,12 @@
  */
 import type { Rule } from './rule.js'
 import { classes, entropy, isPlaceholder } from './placeholder.js'
+import { NOT_KEY } from './provider.js'
 
 /** A password or key as people type them: not a placeholder, reference, number, or short word. */
 export function userSecret(v: string): boolean {
   if (v.length < 6 || isPlaceholder(v)) return false
-  if (/^(?:\$|%|<|\{|\[|@)/.test(v) || v.includes('${') || v.includes('$(')) return false
+  if (/^(?:\$|%|<|\{|\[|@|\/)/.test(v) || v.includes('${') || v.includes('$(')) return false
   if (/^[0-9]+$/.test(v) || /^[a-z]+$/.test(v)) return false
   if (/^(?:pass(?:word)?|secret|token|api_?key|your[_\-]|my[_\-])/i.test(v) && classes(v) <= 2) return false
   return classes(v) >= 2 && entropy(v) >= 2.3
@@ -64,7 +65,8 @@ function find(text: string): Span[] {
   if (text.includes('sshpass') || text.includes('redis-cli')) each(FLAG_ALONE, text, 0, 'password', out, userSecret)
   if (/base64|btoa|Basic|b64encode/.test(text)) each(QUOTED_PAIR, text, 0, 'basic-auth', out, (v, i) => named(text.slice(0, i + v.length + 120), i + v.length + 120, 240, /base64|btoa|Basic|b64encode/) && userSecret(v))
   if (text.includes('uth')) each(AUTH_TUPLE, text, 0, 'basic-auth', out, userSecret)
-  if (text.includes('AC')) each(TWILIO, text, 0, 'twilio-auth-token', out, (v) => entropy(v) >= 3)
+  // The token follows the SID on its line (no `\n` escape between), and is not called an id or a hash.
+  if (text.includes('AC')) each(TWILIO, text, 0, 'twilio-auth-token', out, (v, i) => entropy(v) >= 3 && !/\\n/.test(text.slice(Math.max(0, i - 80), i).split(/AC[0-9a-f]{32}/).pop()!) && !NOT_KEY.test(text.slice(Math.max(0, i - 24), i)))
   return out
 }
 
