@@ -64,8 +64,36 @@ const SEGMENT = String.raw`(?:[A-Za-z_$][a-z_$]*(?:[A-Z][a-z_$]*)*[0-9]*|[A-Z][A
 const DOTTED_IDENT = new RegExp(String.raw`^${SEGMENT}(?:(?:\.|::|->)${SEGMENT})+$`)
 const WORDY = /^[a-z]+(?:[._\- ][a-z]+)*$/
 const LETTERS = /^[A-Za-z]+$/
-const REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|env\.|ENV\[|self\.|this\.|config\.|settings\.|secrets\.|vars\.|var\.|local\.|data\.|module\.|args\.|params\.|props\.|req\.|request\.|ctx\.|options\.|opts\.)/
+const REFERENCE = /^(?:\$|%[A-Za-z_][A-Za-z0-9_]*%$|%\(|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|env\.|ENV\[|self\.|this\.|config\.|settings\.|secrets\.|vars\.|var\.|local\.|data\.|module\.|args\.|params\.|props\.|req\.|request\.|ctx\.|options\.|opts\.)/
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
+/**
+ * Whether a segment of a dotted name reads as an identifier (`config`,
+ * `dbPassword`, `SECRET_KEY`), not random letters (`vxUKIdrR`, `xhwzEn`): its
+ * camel-case and snake parts are words (a vowel, or at most 3 letters),
+ * acronyms of at most 5 letters, or trailing digits; never a lone capital.
+ */
+function identLike(seg: string): boolean {
+  const parts = seg.match(/[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[A-Z]|[^A-Za-z0-9]+/g)
+  if (!parts) return false
+  for (let k = 0; k < parts.length; k++) {
+    const p = parts[k]!
+    const c = p.charCodeAt(0)
+    if (c >= 48 && c <= 57) {
+      if (k < parts.length - 1 && /[A-Za-z]/.test(parts[k + 1]!)) return false
+      continue
+    }
+    if (!/[A-Za-z]/.test(p)) continue
+    if (p.length === 1 && c >= 65 && c <= 90) return false
+    if (/^[A-Z]+$/.test(p)) {
+      if (p.length > 5 && !/[AEIOUY]/.test(p)) return false
+      if (p.length > 8) return false
+      continue
+    }
+    if (p.length > 3 && !/[aeiouy]/i.test(p)) return false
+  }
+  return true
+}
 
 /** A path: no segment looks random (base64 that starts with `/` is not a path). */
 function isPath(v: string): boolean {
@@ -80,20 +108,21 @@ export function secretValue(v: string, strength: number, name: string): boolean 
   if (isPlaceholder(v)) return false
   if (/^[a-z0-9]{6}\.[a-z0-9]{16}$/.test(v)) return true // a Kubernetes bootstrap token
   if (/^pk[._](?:eyJ|live_|test_)/.test(v)) return false // publishable keys (Mapbox, Stripe) are public by design
-  if (REFERENCE.test(v) || DOTTED_IDENT.test(v) || NUMBER.test(v) || VERSION.test(v) || DATE.test(v)) return false
-  if ((/^[./~]|^[A-Za-z]:[\\/]/.test(v) && isPath(v)) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
+  if (REFERENCE.test(v) || (DOTTED_IDENT.test(v) && v.split(/\.|::|->/).every(identLike)) || NUMBER.test(v) || VERSION.test(v) || DATE.test(v)) return false
+  if ((/^(?:\.{0,2}\/|~\/|[A-Za-z]:[\\/])/.test(v) && isPath(v)) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
   if (WORDY.test(v)) return false
   if (/^(?:sha\d+|md5|h1|sha1)[:\-]/i.test(v)) return false // integrity hashes
   if (/^ssh-(?:rsa|ed25519|dss)|^ecdsa-sha2|^-----BEGIN (?!.*PRIVATE)/.test(v)) return false
   const e = entropy(v)
   const isPassword = /pass|pwd|pw$|pword/i.test(name)
   if (LETTERS.test(v)) {
-    // Letters only: an identifier (`getApiKey`, `Bearer`) unless long and random.
-    if (!(n >= 20 && e >= 3.8)) return false
+    // Letters only: an identifier (`getApiKey`, `Bearer`) unless long and random, or a password that reads as no identifier.
+    if (!(n >= 20 && e >= (strength >= 2 ? 3.5 : 3.8)) && !(isPassword && strength >= 2 && n >= 10 && !identLike(v))) return false
   }
   if (strength >= 2) {
     if (isPassword) return n >= 6 && e >= 2.3 && classes(v) >= 2
-    return n >= 8 && e >= 3 && classes(v) >= 2
+    // Random hex of 24+ characters can repeat enough to dip below 3 bits.
+    return n >= 8 && e >= (n >= 24 ? 2.7 : 3) && classes(v) >= 2
   }
   return n >= 16 && e >= 3.5 && classes(v) >= 2
 }
@@ -270,6 +299,21 @@ function assignment(text: string, at: number, from: number): [number, number] | 
   const after = text.charCodeAt(vStart + v.length)
   if (after === 40 || (!g.oq && after === 46)) return null
   if (g.oq && g.oq.endsWith('(')) return null
+  // A quoted value runs to its closing quote (a password may hold `&`, `;`, `(`): at most MAX_TOKEN, on one line.
+  if (g.oq && !g.oq.endsWith('(')) {
+    const close = g.oq.replace(/^b/, '')
+    const stopAt = vStart + v.length
+    const c = text.charCodeAt(stopAt)
+    if (c !== 10 && c !== 32 && c !== 9 && !text.startsWith(close, stopAt)) {
+      // Bounded: an unclosed quote must not make each keyword scan the rest of a 10 MB text.
+      const rel = text.slice(stopAt, Math.min(text.length, vStart + MAX_TOKEN)).indexOf(close)
+      const end = rel === -1 ? -1 : stopAt + rel
+      if (end !== -1) {
+        const full = text.slice(vStart, end)
+        if (!/[\s]|\\n/.test(full)) v = full
+      }
+    }
+  }
   // Trailing punctuation of prose or code is not part of the value.
   const trimmed = v.replace(/[.:!?]+$/, '')
   if (trimmed.length < v.length) v = trimmed
