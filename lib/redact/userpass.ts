@@ -31,22 +31,26 @@ export function userSecret(v: string): boolean {
 type Span = [number, number, string]
 
 /** `-u`/`--user`/`-a`/`--auth` then `user:secret`. */
-const FLAG_PAIR = /(?<![A-Za-z0-9_\-])(?:-u|--user|-a|--auth)(?:[ \t]+|=)(?:\\*["'])?[^\s:"'\\]{1,128}:(?<s>[^\s"'\\]{1,512})/dg
+const FLAG_PAIR = /(?<![A-Za-z0-9_\-])(?:-u|--user|-a|--auth)(?:[ \t]+|=)(?:\\*["'])?(?<u>[^\s:"'\\]{1,128}):(?<s>[^\s"'\\]{1,512})/dg
 /** `mysql -pSECRET`: only where mysql or mariadb was named before on the line. */
 const MYSQL_P = /(?<![A-Za-z0-9_\-])-p(?:\\*["'])?(?<s>[^\s"'\\\-][^\s"'\\]{3,511})/dg
 /** `sshpass -p X`, `redis-cli … -a X`. */
 const FLAG_ALONE = /(?:sshpass(?:[ \t]+-[A-Za-z])*[ \t]+-p|redis-cli[^\n\\]{0,160}?[ \t]-a)[ \t]+(?:\\*["'])?(?<s>[^\s"'\\]{1,512})/dg
 /** A quoted `user:secret` literal. */
-const QUOTED_PAIR = /\\*["'`][A-Za-z0-9_.@+\-]{1,64}:(?<s>[^\s"'`\\:]{1,512})\\*["'`]/dg
+const QUOTED_PAIR = /\\*["'`](?<u>[A-Za-z0-9_.@+\-]{1,64}):(?<s>[^\s"'`\\:]{1,512})\\*["'`]/dg
 /** `auth=("u", "p")`, `BasicAuth("u", "p")`. */
 const AUTH_TUPLE = /(?:auth|Auth)[ \t]*(?:=[ \t]*)?[(\[][ \t]*\\*["'][^\s"'\\]{1,128}\\*["'][ \t]*,[ \t]*\\*["'](?<s>[^\s"'\\]{1,512})\\*["']/dg
 /** A Twilio Account SID, then a 32-hex auth token within the line. */
 const TWILIO = /AC[0-9a-f]{32}(?![A-Za-z0-9])[^\n]{0,80}?(?<![A-Za-z0-9])(?<s>[0-9a-f]{32})(?![A-Za-z0-9])/dg
 
+/** `sha256:…`, `https://…`, `urn:…`: a digest or a URI, not a user name and its secret. */
+const NOT_USER = /^(?:sha\d*|sha3-?\d*|md5|h1|blake\w*|crc32|xxh\w*|https?|s?ftp|git|ssh|file|data|urn|mailto|tcp|udp|tel|arn|gs|s3|docker|oci)$/i
+
 function each(re: RegExp, text: string, from: number, kind: string, out: Span[], ok: (s: string, i: number) => boolean): void {
   re.lastIndex = from
   let m: RegExpExecArray | null
   while ((m = re.exec(text)) !== null) {
+    if (m.groups!.u !== undefined && NOT_USER.test(m.groups!.u)) continue
     const [s, e] = m.indices!.groups!.s!
     const v = text.slice(s, e)
     if (ok(v, s)) out.push([s, e, kind])
