@@ -198,6 +198,10 @@ function afterName(text: string, at: number): boolean {
   return colon && b >= 4 && text.slice(b - 4, b).toLowerCase() === 'name'
 }
 
+/** The value the last assignment read (judged secret or not), as findAt's skip range. */
+let valueStart = -1
+let valueEnd = -1
+
 /**
  * Keyword context at the given keyword occurrences (`hits`: start, length
  * pairs, in text order or not; a word-end keyword, `sig`, `pat`, already
@@ -207,9 +211,12 @@ function findAt(text: string, hits: number[]): Array<[number, number]> {
   const out: Array<[number, number]> = []
   let nameValue = false
   const hasValue = text.includes('alue')
+  valueStart = valueEnd = -1
   for (let k = 0; k < hits.length; k += 2) {
     const at = hits[k]!
     const next = at + hits[k + 1]!
+    // A keyword inside the value an earlier one took (`password=password=…`) was judged with it: each value is read once, so a run of keywords stays linear.
+    if (at >= valueStart && at < valueEnd) continue
     // `name: DB_PASSWORD` … `value: X`: the value is in another key (only looked for when a keyword sits in a `name`).
     if (hasValue && !nameValue) nameValue = afterName(text, at)
     const e = mayAssign(text, at, next) ? assignment(text, at, next) : null
@@ -290,6 +297,8 @@ function assignment(text: string, at: number, from: number): [number, number] | 
   if (!m) return null
   const g = m.groups!
   const vStart = m.indices!.groups!.s![0]
+  valueStart = vStart
+  valueEnd = vStart + g.s!.length
   let v = text.slice(vStart, vStart + g.s!.length)
   const op = g.op!.trim()
   if (op === '' && !flag && !spaceAllowed(text, name)) return null
