@@ -21,7 +21,7 @@ import { classes, entropy, isPlaceholder } from './placeholder.js'
 import { proseValue, type ProseJudge } from './prose.js'
 
 /** Last words that name a secret on their own. */
-const STRONG = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'creds', 'auth', 'authtoken', 'accesstoken', 'dsn', 'sig', 'pat', 'privatekey', 'secretkey', 'accesskey', 'apitoken', 'authkey', 'pw', 'pword', 'passwort', 'kennwort', 'senha', 'clave', 'chiave', 'contrasena', 'wachtwoord', 'motdepasse'])
+const STRONG = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'creds', 'auth', 'authtoken', 'accesstoken', 'dsn', 'sig', 'pat', 'privatekey', 'secretkey', 'accesskey', 'apitoken', 'authkey', 'pw', 'pword', 'passe', 'passwort', 'kennwort', 'senha', 'clave', 'chiave', 'contrasena', 'wachtwoord', 'motdepasse'])
 /** Words before `key` that make it a secret key. */
 const KEY_QUALIFIER = new Set(['api', 'app', 'application', 'access', 'secret', 'private', 'auth', 'account', 'client', 'master', 'signing', 'encryption', 'encrypt', 'license', 'licence', 'service', 'admin', 'write', 'deploy', 'ingest', 'ingestion', 'sdk', 'server', 'webhook', 'subscription', 'shared', 'storage', 'session', 'consumer', 'partner', 'integration', 'root', 'hmac', 'cipher', 'crypto', 'aes', 'jwt', 'x', 'live', 'prod', 'production', 'mgmt', 'management', 'rest', 'developer', 'dev', 'search', 'maps', 'merchant', 'sendgrid', 'stripe', 'mailgun', 'openai', 'anthropic', 'dd', 'datadog', 'algolia', 'cf', 'cloudflare', 'heroku', 'twilio', 'segment', 'posthog', 'amplitude', 'mixpanel', 'pusher', 'firebase', 'supabase', 'personal', 'org', 'organization', 'team', 'bot', 'agent', 'node', 'instance', 'cluster', 'project', 'workspace', 'tenant', 'site', 'platform', 'global', 'role'])
 /** Words that say the value is not the secret itself. */
@@ -95,6 +95,21 @@ function identLike(seg: string): boolean {
   return true
 }
 
+/** Letters in random case (`KugtCaBIArXFPL`), not camel case (`getApiKeyFromVault`): many capitals, switching often. */
+function mixedCase(v: string): boolean {
+  let up = 0
+  let switches = 0
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i)
+    if (c >= 65 && c <= 90) {
+      up++
+      const p = v.charCodeAt(i - 1)
+      if (p >= 97 && p <= 122) switches++
+    }
+  }
+  return up >= 0.3 * v.length && switches >= 3
+}
+
 /** A path: no segment looks random (base64 that starts with `/` is not a path). */
 function isPath(v: string): boolean {
   for (const seg of v.split(/[\\/]/)) if (/[+=]/.test(seg) || (seg.length >= 16 && classes(seg) >= 3)) return false
@@ -117,7 +132,7 @@ export function secretValue(v: string, strength: number, name: string): boolean 
   const isPassword = /pass|pwd|pw$|pword/i.test(name)
   if (LETTERS.test(v)) {
     // Letters only: an identifier (`getApiKey`, `Bearer`) unless long and random, or a password that reads as no identifier.
-    if (!(n >= 20 && e >= (strength >= 2 ? 3.5 : 3.8)) && !(isPassword && strength >= 2 && n >= 10 && !identLike(v))) return false
+    if (!(n >= 20 && e >= (strength >= 2 ? 3.5 : 3.8)) && !(isPassword && strength >= 2 && n >= 10 && (!identLike(v) || mixedCase(v)))) return false
   }
   if (strength >= 2) {
     if (isPassword) return n >= 6 && e >= 2.3 && classes(v) >= 2
