@@ -15,7 +15,10 @@
 import { classes } from './placeholder.js'
 
 /** Connectors between a cue and its value, in several languages (lower case). */
-const CONNECTORS = new Set(['is', 'are', 'was', 'to', 'ist', 'lautet', 'est', 'es', 'era', 'é', 'è', 'e', 'är', 'er', 'is:', 'als', 'como', 'vale', 'равен', 'это'])
+const CONNECTOR_WORDS = ['is', 'are', 'was', 'to', 'ist', 'lautet', 'est', 'es', 'era', 'é', 'è', 'e', 'är', 'er', 'als', 'como', 'vale', 'равен', 'это']
+/** Each also as its UTF-8 bytes read as latin1 (lower-cased): `ferry redact --text` reads bytes that way. */
+const CONNECTORS = new Set(CONNECTOR_WORDS.flatMap((w) => [w, Buffer.from(w, 'utf8').toString('latin1').toLowerCase()]))
+const N_TILDE = new RegExp(`ñ|${Buffer.from('ñ', 'utf8').toString('latin1')}`, 'gi')
 /** Words that may stand between the cue and its connector ("… key for staging: …"); others end the cue. */
 const GAP_MAX = 3
 
@@ -71,7 +74,7 @@ export function proseValue(text: string, at: number, next: number, judge: ProseJ
   let name = ''
   let strength = 0
   for (let k = phrase.length - 1; k >= 0; k--) {
-    const n = phrase.slice(k).join('_').replace(/\*+/g, '').replace(/ñ/g, 'n')
+    const n = phrase.slice(k).join('_').replace(/\*+/g, '').replace(N_TILDE, 'n')
     const s = judge.strength(n)
     if (s === 0 && k < phrase.length - 1) break
     if (s >= strength) (strength = s), (name = n)

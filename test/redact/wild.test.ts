@@ -54,6 +54,8 @@ const CLASSES: Record<string, Array<[string, string, string]>> = {
     ['password, German', `mein Passwort ist ${pw}, bitte eintragen`, pw],
     ['password, French', `voici le mot de passe : ${pw2}`, pw2],
     ['password, Spanish', `mi contraseña es "${pw}"`, pw],
+    ['password, Italian', `la password è ${pw2}`, pw2],
+    ['password, Portuguese', `a minha senha é ${pw}`, pw],
     ['gap words', `Use this admin password for staging: ${pw2}. Do not commit it.`, pw2],
     ['API key after an escape', `ok.\nAPI key is "${dd32}"\nthanks`, dd32],
   ],
@@ -104,6 +106,9 @@ for (const [cls, cases] of Object.entries(CLASSES)) {
         const out = new Redactor().redact(escapeDepth(text, d))
         t.notOk(out.includes(escapeDepth(secret, d)), `${name} @${d}: ${out.length > 300 ? out.slice(0, 300) + '…' : out}`)
       }
+      // `ferry redact --text` reads bytes as latin1: `è`, `é`, `ñ` arrive as two characters each.
+      const bytes = Buffer.from(text, 'utf8').toString('latin1')
+      if (bytes !== text) t.notOk(new Redactor().redact(bytes).includes(Buffer.from(secret, 'utf8').toString('latin1')), `${name}, read as latin1`)
     }
   })
 }
