@@ -22,7 +22,7 @@ import { USER_SECRET } from './userpass.js'
 import { PROVIDER_CONTEXT } from './provider.js'
 
 /** Every built-in detector but keyword context, in priority order. */
-const BUILTIN: Rule[] = [...PROVIDER_RULES, BASE64_PEM, URL_CREDENTIALS, ...STRUCTURAL, USER_SECRET, PROVIDER_CONTEXT]
+const BUILTIN: Rule[] = [...PROVIDER_RULES, BASE64_PEM, URL_CREDENTIALS, ...STRUCTURAL, ...USER_SECRET, PROVIDER_CONTEXT]
 
 export interface RedactOptions {
   /** Replace home directories and the user name (`/home/ada/x` → `~/x`, `ada` → `user`). */

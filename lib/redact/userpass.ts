@@ -62,16 +62,27 @@ function named(text: string, i: number, back: number, re: RegExp): boolean {
   return re.test(text.slice(Math.max(0, i - back), i))
 }
 
-function find(text: string): Span[] {
-  const out: Span[] = []
-  if (text.includes('-u') || text.includes('--user') || text.includes('-a')) each(FLAG_PAIR, text, 0, 'basic-auth', out, userSecret)
-  if (text.includes('-p') && /mysql|mariadb/.test(text)) each(MYSQL_P, text, 0, 'password', out, (v, i) => named(text, i, 200, /mysql|mariadb/) && userSecret(v))
-  if (text.includes('sshpass') || text.includes('redis-cli')) each(FLAG_ALONE, text, 0, 'password', out, userSecret)
-  if (/base64|btoa|Basic|b64encode/.test(text)) each(QUOTED_PAIR, text, 0, 'basic-auth', out, (v, i) => named(text.slice(0, i + v.length + 120), i + v.length + 120, 240, /base64|btoa|Basic|b64encode/) && userSecret(v))
-  if (text.includes('uth')) each(AUTH_TUPLE, text, 0, 'basic-auth', out, userSecret)
-  // The token follows the SID on its line (no `\n` escape between), and is not called an id or a hash.
-  if (text.includes('AC')) each(TWILIO, text, 0, 'twilio-auth-token', out, (v, i) => entropy(v) >= 3 && !/\\n/.test(text.slice(Math.max(0, i - 80), i).split(/AC[0-9a-f]{32}/).pop()!) && !NOT_KEY.test(text.slice(Math.max(0, i - 24), i)))
-  return out
-}
+/** One rule per form, each behind its own keywords: a string holding `-u` runs one regex, not six. */
+const rule = (keywords: string[], find: (text: string, out: Span[]) => void): Rule => ({
+  kind: 'basic-auth',
+  keywords,
+  re: /(?!)/g,
+  find: (text) => {
+    const out: Span[] = []
+    find(text, out)
+    return out
+  },
+  noPlaceholderCheck: true,
+})
 
-export const USER_SECRET: Rule = { kind: 'basic-auth', keywords: ['-u', '--user', '-a', '--auth', '-p', 'sshpass', 'redis-cli', 'base64', 'btoa', 'Basic', 'b64encode', 'auth', 'Auth', 'AC'], re: /(?!)/g, find, noPlaceholderCheck: true }
+export const USER_SECRET: Rule[] = [
+  // With the space before: `u ` and `a ` alone would be looked up all over English text.
+  rule([' -u ', ' -u=', ' -u\\', ' -u\t', '--user', ' -a ', '--auth'], (text, out) => each(FLAG_PAIR, text, 0, 'basic-auth', out, userSecret)),
+  rule(['mysql', 'mariadb'], (text, out) => each(MYSQL_P, text, 0, 'password', out, (v, i) => named(text, i, 200, /mysql|mariadb/) && userSecret(v))),
+  rule(['sshpass', 'redis-cli'], (text, out) => each(FLAG_ALONE, text, 0, 'password', out, userSecret)),
+  rule(['base64', 'btoa', 'Basic', 'b64encode'], (text, out) => each(QUOTED_PAIR, text, 0, 'basic-auth', out, (v, i) => named(text.slice(0, i + v.length + 120), i + v.length + 120, 240, /base64|btoa|Basic|b64encode/) && userSecret(v))),
+  rule(['auth=(', 'auth = (', 'auth=[', 'Auth(', 'auth('], (text, out) => each(AUTH_TUPLE, text, 0, 'basic-auth', out, userSecret)),
+  // The token follows the SID on its line (no `\n` escape between), and is not called an id or a hash.
+  // Keywords of three characters (`AC` and a hex digit): two-character ones are looked up at every window.
+  rule([...'0123456789abcdef'].map((h) => 'AC' + h), (text, out) => each(TWILIO, text, 0, 'twilio-auth-token', out, (v, i) => entropy(v) >= 3 && !/\\n/.test(text.slice(Math.max(0, i - 80), i).split(/AC[0-9a-f]{32}/).pop()!) && !NOT_KEY.test(text.slice(Math.max(0, i - 24), i)))),
+]
