@@ -18,9 +18,11 @@ import { MAX_TOKEN, type Rule } from './rule.js'
 import { PROVIDER_RULES } from './rules/index.js'
 import { STRUCTURAL } from './structural.js'
 import { URL_CREDENTIALS } from './url.js'
+import { USER_SECRET } from './userpass.js'
+import { PROVIDER_CONTEXT } from './provider.js'
 
 /** Every built-in detector but keyword context, in priority order. */
-const BUILTIN: Rule[] = [...PROVIDER_RULES, BASE64_PEM, URL_CREDENTIALS, ...STRUCTURAL]
+const BUILTIN: Rule[] = [...PROVIDER_RULES, BASE64_PEM, URL_CREDENTIALS, ...STRUCTURAL, ...USER_SECRET, PROVIDER_CONTEXT]
 
 export interface RedactOptions {
   /** Replace home directories and the user name (`/home/ada/x` → `~/x`, `ada` → `user`). */

@@ -18,13 +18,14 @@ import type { Rule } from './rule.js'
 import { MAX_TOKEN } from './rule.js'
 import { decodesToUserPass } from './base64.js'
 import { classes, entropy, isPlaceholder } from './placeholder.js'
+import { proseValue, type ProseJudge } from './prose.js'
 
 /** Last words that name a secret on their own. */
-const STRONG = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'creds', 'auth', 'authtoken', 'accesstoken', 'dsn', 'sig', 'pat', 'privatekey', 'secretkey', 'accesskey', 'apitoken', 'authkey', 'pw', 'pword'])
+const STRONG = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'creds', 'auth', 'authtoken', 'accesstoken', 'dsn', 'sig', 'pat', 'privatekey', 'secretkey', 'accesskey', 'apitoken', 'authkey', 'pw', 'pword', 'passe', 'passwort', 'kennwort', 'senha', 'clave', 'chiave', 'contrasena', 'wachtwoord', 'motdepasse'])
 /** Words before `key` that make it a secret key. */
-const KEY_QUALIFIER = new Set(['api', 'app', 'application', 'access', 'secret', 'private', 'auth', 'account', 'client', 'master', 'signing', 'encryption', 'encrypt', 'license', 'licence', 'service', 'admin', 'write', 'deploy', 'ingest', 'ingestion', 'sdk', 'server', 'webhook', 'subscription', 'shared', 'storage', 'session', 'consumer', 'partner', 'integration', 'root', 'hmac', 'cipher', 'crypto', 'aes', 'jwt', 'x', 'live', 'prod', 'production', 'mgmt', 'management', 'rest', 'developer', 'dev', 'search', 'maps', 'merchant', 'sendgrid', 'stripe', 'mailgun', 'openai', 'anthropic', 'dd', 'datadog', 'algolia', 'cf', 'cloudflare', 'heroku', 'twilio', 'segment', 'posthog', 'amplitude', 'mixpanel', 'pusher', 'firebase', 'supabase', 'personal', 'org', 'organization', 'team', 'bot', 'agent', 'node', 'instance', 'cluster', 'project', 'workspace', 'tenant', 'site', 'platform', 'global'])
+const KEY_QUALIFIER = new Set(['api', 'app', 'application', 'access', 'secret', 'private', 'auth', 'account', 'client', 'master', 'signing', 'encryption', 'encrypt', 'license', 'licence', 'service', 'admin', 'write', 'deploy', 'ingest', 'ingestion', 'sdk', 'server', 'webhook', 'subscription', 'shared', 'storage', 'session', 'consumer', 'partner', 'integration', 'root', 'hmac', 'cipher', 'crypto', 'aes', 'jwt', 'x', 'live', 'prod', 'production', 'mgmt', 'management', 'rest', 'developer', 'dev', 'search', 'maps', 'merchant', 'sendgrid', 'stripe', 'mailgun', 'openai', 'anthropic', 'dd', 'datadog', 'algolia', 'cf', 'cloudflare', 'heroku', 'twilio', 'segment', 'posthog', 'amplitude', 'mixpanel', 'pusher', 'firebase', 'supabase', 'personal', 'org', 'organization', 'team', 'bot', 'agent', 'node', 'instance', 'cluster', 'project', 'workspace', 'tenant', 'site', 'platform', 'global', 'role'])
 /** Words that say the value is not the secret itself. */
-const NOT_SECRET = new Set(['public', 'pub', 'publishable', 'id', 'ids', 'name', 'names', 'type', 'types', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'url', 'uri', 'endpoint', 'host', 'count', 'counts', 'limit', 'limits', 'max', 'min', 'length', 'len', 'size', 'usage', 'used', 'expires', 'expiry', 'expiration', 'ttl', 'lifetime', 'header', 'prefix', 'suffix', 'policy', 'hash', 'hashed', 'digest', 'format', 'field', 'column', 'mode', 'strength', 'rotation', 'version', 'enabled', 'required', 'hint', 'label', 'ref', 'arn', 'env', 'var', 'input', 'output', 'cache', 'window', 'tokenizer', 'tokenizers', 'placeholder', 'example', 'sample', 'primary', 'foreign', 'sort', 'partition', 'index', 'location', 'scope', 'scopes', 'budget', 'cost', 'rate', 'timeout', 'retries', 'reset', 'length', 'regex', 'pattern', 'validator', 'validation', 'field', 'bucket', 'fingerprint', 'algorithm', 'alg', 'kid', 'issuer', 'audience', 'event', 'events', 'user', ])
+const NOT_SECRET = new Set(['public', 'pub', 'publishable', 'id', 'ids', 'name', 'names', 'type', 'types', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'url', 'uri', 'endpoint', 'host', 'count', 'counts', 'limit', 'limits', 'max', 'min', 'length', 'len', 'size', 'usage', 'used', 'expires', 'expiry', 'expiration', 'ttl', 'lifetime', 'header', 'prefix', 'suffix', 'policy', 'hash', 'hashed', 'digest', 'format', 'field', 'column', 'mode', 'strength', 'rotation', 'version', 'enabled', 'required', 'hint', 'label', 'ref', 'arn', 'env', 'var', 'input', 'output', 'cache', 'window', 'tokenizer', 'tokenizers', 'placeholder', 'example', 'sample', 'primary', 'foreign', 'sort', 'partition', 'index', 'location', 'scope', 'scopes', 'budget', 'cost', 'rate', 'timeout', 'retries', 'reset', 'length', 'regex', 'pattern', 'validator', 'validation', 'field', 'bucket', 'fingerprint', 'algorithm', 'alg', 'kid', 'issuer', 'audience', 'event', 'events'])
 /** Trailing words that still describe the named value (`SECRET_VALUE`, `client_key_data`). */
 const TRAILING = new Set(['base', 'value', 'data', 'b64', 'base64', 'str', 'string', 'raw', 'enc', 'encoded', 'plain', 'plaintext', 'text', 'literal'])
 
@@ -63,8 +64,51 @@ const SEGMENT = String.raw`(?:[A-Za-z_$][a-z_$]*(?:[A-Z][a-z_$]*)*[0-9]*|[A-Z][A
 const DOTTED_IDENT = new RegExp(String.raw`^${SEGMENT}(?:(?:\.|::|->)${SEGMENT})+$`)
 const WORDY = /^[a-z]+(?:[._\- ][a-z]+)*$/
 const LETTERS = /^[A-Za-z]+$/
-const REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|env\.|ENV\[|self\.|this\.|config\.|settings\.|secrets\.|vars\.|var\.|local\.|data\.|module\.|args\.|params\.|props\.|req\.|request\.|ctx\.|options\.|opts\.)/
+const REFERENCE = /^(?:\$|%[A-Za-z_][A-Za-z0-9_]*%$|%\(|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|env\.|ENV\[|self\.|this\.|config\.|settings\.|secrets\.|vars\.|var\.|local\.|data\.|module\.|args\.|params\.|props\.|req\.|request\.|ctx\.|options\.|opts\.)/
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
+/**
+ * Whether a segment of a dotted name reads as an identifier (`config`,
+ * `dbPassword`, `SECRET_KEY`), not random letters (`vxUKIdrR`, `xhwzEn`): its
+ * camel-case and snake parts are words (a vowel, or at most 3 letters),
+ * acronyms of at most 5 letters, or trailing digits; never a lone capital.
+ */
+function identLike(seg: string): boolean {
+  const parts = seg.match(/[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[A-Z]|[^A-Za-z0-9]+/g)
+  if (!parts) return false
+  for (let k = 0; k < parts.length; k++) {
+    const p = parts[k]!
+    const c = p.charCodeAt(0)
+    if (c >= 48 && c <= 57) {
+      if (k < parts.length - 1 && /[A-Za-z]/.test(parts[k + 1]!)) return false
+      continue
+    }
+    if (!/[A-Za-z]/.test(p)) continue
+    if (p.length === 1 && c >= 65 && c <= 90) return false
+    if (/^[A-Z]+$/.test(p)) {
+      if (p.length > 5 && !/[AEIOUY]/.test(p)) return false
+      if (p.length > 8) return false
+      continue
+    }
+    if (p.length > 3 && !/[aeiouy]/i.test(p)) return false
+  }
+  return true
+}
+
+/** Letters in random case (`KugtCaBIArXFPL`), not camel case (`getApiKeyFromVault`): many capitals, switching often. */
+function mixedCase(v: string): boolean {
+  let up = 0
+  let switches = 0
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i)
+    if (c >= 65 && c <= 90) {
+      up++
+      const p = v.charCodeAt(i - 1)
+      if (p >= 97 && p <= 122) switches++
+    }
+  }
+  return up >= 0.3 * v.length && switches >= 3
+}
 
 /** A path: no segment looks random (base64 that starts with `/` is not a path). */
 function isPath(v: string): boolean {
@@ -79,20 +123,21 @@ export function secretValue(v: string, strength: number, name: string): boolean 
   if (isPlaceholder(v)) return false
   if (/^[a-z0-9]{6}\.[a-z0-9]{16}$/.test(v)) return true // a Kubernetes bootstrap token
   if (/^pk[._](?:eyJ|live_|test_)/.test(v)) return false // publishable keys (Mapbox, Stripe) are public by design
-  if (REFERENCE.test(v) || DOTTED_IDENT.test(v) || NUMBER.test(v) || VERSION.test(v) || DATE.test(v)) return false
-  if ((/^[./~]|^[A-Za-z]:[\\/]/.test(v) && isPath(v)) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
+  if (REFERENCE.test(v) || (DOTTED_IDENT.test(v) && v.split(/\.|::|->/).every(identLike)) || NUMBER.test(v) || VERSION.test(v) || DATE.test(v)) return false
+  if ((/^(?:\.{0,2}\/|~\/|[A-Za-z]:[\\/])/.test(v) && isPath(v)) || /^[a-z][a-z0-9+.\-]*:\/\//i.test(v)) return false // paths and URLs (URLs: url.ts)
   if (WORDY.test(v)) return false
   if (/^(?:sha\d+|md5|h1|sha1)[:\-]/i.test(v)) return false // integrity hashes
   if (/^ssh-(?:rsa|ed25519|dss)|^ecdsa-sha2|^-----BEGIN (?!.*PRIVATE)/.test(v)) return false
   const e = entropy(v)
   const isPassword = /pass|pwd|pw$|pword/i.test(name)
   if (LETTERS.test(v)) {
-    // Letters only: an identifier (`getApiKey`, `Bearer`) unless long and random.
-    if (!(n >= 20 && e >= 3.8)) return false
+    // Letters only: an identifier (`getApiKey`, `Bearer`) unless long and random, or a password that reads as no identifier.
+    if (!(n >= 20 && e >= (strength >= 2 ? 3.5 : 3.8)) && !(isPassword && strength >= 2 && n >= 10 && (!identLike(v) || mixedCase(v)))) return false
   }
   if (strength >= 2) {
     if (isPassword) return n >= 6 && e >= 2.3 && classes(v) >= 2
-    return n >= 8 && e >= 3 && classes(v) >= 2
+    // Random hex of 24+ characters can repeat enough to dip below 3 bits.
+    return n >= 8 && e >= (n >= 24 ? 2.7 : 3) && classes(v) >= 2
   }
   return n >= 16 && e >= 3.5 && classes(v) >= 2
 }
@@ -100,7 +145,7 @@ export function secretValue(v: string, strength: number, name: string): boolean 
 const ident = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46
 
 /** The keywords (lower case) a secret's name holds; `\b` ones must end the name there. */
-const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pw', false], ['secret', false], ['token', false], ['key', false], ['auth', false], ['cred', false], ['dsn', false], ['sig', true], ['pat', true]]
+const KEYWORDS: Array<[string, boolean]> = [['pass', false], ['pw', false], ['secret', false], ['token', false], ['key', false], ['auth', false], ['cred', false], ['dsn', false], ['sig', true], ['pat', true], ['senha', false], ['clave', false], ['chiave', false], ['contrase', false]]
 
 /**
  * After a keyword: the rest of the identifier, a closing quote at any
@@ -168,6 +213,10 @@ function afterName(text: string, at: number): boolean {
   return colon && b >= 4 && text.slice(b - 4, b).toLowerCase() === 'name'
 }
 
+/** The value the last assignment read (judged secret or not), as findAt's skip range. */
+let valueStart = -1
+let valueEnd = -1
+
 /**
  * Keyword context at the given keyword occurrences (`hits`: start, length
  * pairs, in text order or not; a word-end keyword, `sig`, `pat`, already
@@ -177,17 +226,35 @@ function findAt(text: string, hits: number[]): Array<[number, number]> {
   const out: Array<[number, number]> = []
   let nameValue = false
   const hasValue = text.includes('alue')
+  valueStart = valueEnd = -1
   for (let k = 0; k < hits.length; k += 2) {
     const at = hits[k]!
     const next = at + hits[k + 1]!
+    // A keyword inside the value an earlier one took (`password=password=…`) was judged with it: each value is read once, so a run of keywords stays linear.
+    if (at >= valueStart && at < valueEnd) continue
     // `name: DB_PASSWORD` … `value: X`: the value is in another key (only looked for when a keyword sits in a `name`).
     if (hasValue && !nameValue) nameValue = afterName(text, at)
-    if (!mayAssign(text, at, next)) continue
-    const e = assignment(text, at, next)
+    const e = mayAssign(text, at, next) ? assignment(text, at, next) : null
     if (e) out.push(e)
+    else {
+      // Not an assignment: a cue in prose ("my API key is …").
+      const p = proseValue(text, at, next, PROSE)
+      if (p) out.push(p)
+    }
   }
   if (nameValue) findNameValue(text, out)
   return out
+}
+
+const PROSE: ProseJudge = { strength: (n) => cachedStrength(n), value: (v, s, n) => secretValue(v, s, n), notSecret: (w) => NOT_SECRET.has(w) }
+
+function cachedStrength(name: string): number {
+  let s = strengthCache.get(name)
+  if (s === undefined) {
+    s = nameStrength(name)
+    if (strengthCache.size < 10_000) strengthCache.set(name, s)
+  }
+  return s
 }
 
 /** Standalone form (all occurrences found here): for callers without the engine's table. */
@@ -245,6 +312,8 @@ function assignment(text: string, at: number, from: number): [number, number] | 
   if (!m) return null
   const g = m.groups!
   const vStart = m.indices!.groups!.s![0]
+  valueStart = vStart
+  valueEnd = vStart + g.s!.length
   let v = text.slice(vStart, vStart + g.s!.length)
   const op = g.op!.trim()
   if (op === '' && !flag && !spaceAllowed(text, name)) return null
@@ -254,6 +323,21 @@ function assignment(text: string, at: number, from: number): [number, number] | 
   const after = text.charCodeAt(vStart + v.length)
   if (after === 40 || (!g.oq && after === 46)) return null
   if (g.oq && g.oq.endsWith('(')) return null
+  // A quoted value runs to its closing quote (a password may hold `&`, `;`, `(`): at most MAX_TOKEN, on one line.
+  if (g.oq && !g.oq.endsWith('(')) {
+    const close = g.oq.replace(/^b/, '')
+    const stopAt = vStart + v.length
+    const c = text.charCodeAt(stopAt)
+    if (c !== 10 && c !== 32 && c !== 9 && !text.startsWith(close, stopAt)) {
+      // Bounded: an unclosed quote must not make each keyword scan the rest of a 10 MB text.
+      const rel = text.slice(stopAt, Math.min(text.length, vStart + MAX_TOKEN)).indexOf(close)
+      const end = rel === -1 ? -1 : stopAt + rel
+      if (end !== -1) {
+        const full = text.slice(vStart, end)
+        if (!/[\s]|\\n/.test(full)) v = full
+      }
+    }
+  }
   // Trailing punctuation of prose or code is not part of the value.
   const trimmed = v.replace(/[.:!?]+$/, '')
   if (trimmed.length < v.length) v = trimmed

@@ -1,10 +1,12 @@
 /** Value tests shared by the rules: placeholders, documented example keys, entropy. */
 
-const PLACEHOLDER = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|\*+|x+|X+|\.+|your[_\-].*|.*[_\-]here|changeme|change_me|replace_?me|password|passwd|secret|example|redacted|null|none|nil|undefined|true|false|dummy|test|token|todo|tbd)$/i
+const PLACEHOLDER = /^(?:<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}|%\([A-Za-z0-9_.]+\)[sdr]|:[a-z_][a-z0-9_]*|\*+|x+|X+|\.+|your[_\-].*|.*[_\-]here|changeme|change_me|replace_?me|password|passwd|secret|example|redacted|null|none|nil|undefined|true|false|dummy|test|token|todo|tbd)$/i
 
 /** Example values printed in provider documentation (AWS, jwt.io, Slack): public, never secrets. */
 const DOC_EXAMPLES = new Set([
   'AKIAIOSFODNN7EXAMPLE',
+  // Telegram's Bot API documentation.
+  '123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11',
   'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
 ])

@@ -7,6 +7,8 @@ export const MESSAGING: Rule[] = [
   p('slack-webhook', ['hooks.slack.com'], String.raw`(?<s>https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{30,})`),
   p('discord-webhook', ['/api/webhooks/'], String.raw`(?<s>https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_\-]{60,})`),
   p('teams-webhook', ['webhook.office.com'], String.raw`(?<s>https://[a-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@\-/]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9\-]{36}(?:/[A-Za-z0-9_\-]+)?)`),
+  // In the Bot API's URL path (`api.telegram.org/bot<token>/getMe`, `/file/bot<token>/…`) the token needs no `AA`.
+  p('telegram-bot-token', ['telegram.org/'], String.raw`telegram\.org/(?:file/)?bot(?<s>[0-9]{5,12}:[A-Za-z0-9_\-]{30,50})(?![A-Za-z0-9_\-])`),
   p('telegram-bot-token', [':AA'], String.raw`{L}(?<s>[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}){R}`),
   p('sendgrid-key', ['SG.'], String.raw`{L}(?<s>SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}){R}`),
   p('mailgun-key', ['key-'], String.raw`{L}(?<s>key-[a-f0-9]{32}){R}`),
