@@ -29,6 +29,7 @@ import * as exportCmd from './commands/export.js'
 import * as cont from './commands/continue.js'
 import * as show from './commands/show.js'
 import * as render from './commands/render.js'
+import * as pick from './commands/pick.js'
 
 /** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,6 +47,7 @@ export function commandModules(joined: string[]): Array<CommandModule<any, any>>
     cont,
     show,
     { ...render, handler: (argv: Record<string, unknown>) => render.handler({ ...argv, rawArgs: joined }) },
+    pick,
     ...transforms.map((t) => transformCommand(t)),
     ...completionCommands(() => commandModules(joined)),
   ] as unknown as Array<CommandModule<any, any>>
