@@ -7,6 +7,7 @@ import type { StoreContext } from '../context.js'
 import { storeHarnesses } from '../harness/registry.js'
 import { PickSession, runPicker } from './app.js'
 import { liveStores } from './load.js'
+import type { Outcome } from './state.js'
 
 export { PickSession, runPicker } from './app.js'
 export type { Outcome } from './state.js'
@@ -23,12 +24,7 @@ export function emptyText(ctx: StoreContext): string {
   return `no sessions found (stores looked at: ${liveStores().map((h) => `${h.id} ${h.root(ctx)}`).join(', ')})`
 }
 
-/** A REF picked on the terminal (Enter), or null when the person left (Escape). */
-export async function pickRef(ctx: StoreContext, color: boolean): Promise<string | null> {
-  const out = await runPicker({ ctx, session: new PickSession(ctx), printMode: true, color, targets: [], emptyText: emptyText(ctx) })
-  if (out.kind === 'interrupt') {
-    process.exitCode = 130
-    return null
-  }
-  return out.kind === 'print' ? out.row.ref : null
+/** The picker where Enter picks: a REF (`print`), or `quit` (Escape) or `interrupt` (Ctrl-C). */
+export function pickRef(ctx: StoreContext, color: boolean): Promise<Outcome> {
+  return runPicker({ ctx, session: new PickSession(ctx), printMode: true, color, targets: [], emptyText: emptyText(ctx) })
 }

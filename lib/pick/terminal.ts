@@ -23,14 +23,9 @@ export function openTerminal(): Terminal {
   }
   const input = new tty.ReadStream(fd)
   const output = new tty.WriteStream(fd)
-  // Node follows window size changes for process.stdout only; this stream learns them here.
-  const resize = () => {
-    const [columns, rows] = output.getWindowSize()
-    if (columns === output.columns && rows === output.rows) return
-    output.columns = columns
-    output.rows = rows
-    output.emit('resize')
-  }
+  // Node follows window size changes for process.stdout only (its SIGWINCH handler calls `_refreshSize`, which asks
+  // the terminal and emits 'resize'; `getWindowSize()` only returns the remembered size): this stream is told here.
+  const resize = () => (output as unknown as { _refreshSize?: () => void })._refreshSize?.()
   process.on('SIGWINCH', resize)
   return {
     input,

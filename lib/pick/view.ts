@@ -84,7 +84,7 @@ export function view(d: ViewData, sc: Screen): string[] {
   const s = d.state
   const out: string[] = []
   const label = s.mode === 'text' ? 'text' : 'pick'
-  const count = `${d.rows.length}/${d.total}${d.loading ? ' …' : ''}`
+  const count = s.mode === 'text' ? `${d.rows.length} hits` : `${d.rows.length}/${d.total}${d.loading ? ' …' : ''}`
   const prompt = `${p.bold(p.cyan(label + '>'))} ${s.query}${sc.color ? '\x1b[7m \x1b[27m' : '_'}`
   const gap = Math.max(1, sc.width - stringWidth(prompt) - count.length)
   out.push(fit(prompt + ' '.repeat(gap) + p.dim(count), sc.width))
