@@ -71,6 +71,18 @@ async function loadInk() {
   }
 }
 
+/**
+ * Ink hides the cursor through cli-cursor, whose exit hook writes the show-cursor sequence to process.stderr
+ * whatever stderr is: where stderr is not a terminal (`2> log`) that one write is dropped.
+ */
+let quieted = false
+function quietCursorRestore(): void {
+  if (process.stderr.isTTY || quieted) return
+  quieted = true
+  const write = process.stderr.write.bind(process.stderr) as (...a: unknown[]) => boolean
+  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => (chunk === '\u001B[?25h' ? true : write(chunk, ...rest))) as typeof process.stderr.write
+}
+
 /** OSC 52: the terminal (and tmux, and ssh's far end) puts the text on the clipboard. */
 function copySequence(text: string): string {
   return `\x1b]52;c;${Buffer.from(text).toString('base64')}\x07`
@@ -98,7 +110,12 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
     stateRef.current = state
     sess.state = state
 
-    useEffect(() => sess.on(redraw), [])
+    useEffect(() => {
+      const off = sess.on(redraw)
+      // What streamed in (or finished) before this subscribed is drawn now.
+      redraw()
+      return off
+    }, [])
     useEffect(() => {
       const onResize = () => setSize({ width: out.columns || 80, height: out.rows || 24 })
       out.on('resize', onResize)
@@ -186,6 +203,7 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   }
 
   sess.start()
+  quietCursorRestore()
   out.write('\x1b[?1049h\x1b[H\x1b[2J')
   try {
     const inst = render(h(Picker), { stdout: out as unknown as NodeJS.WriteStream, stdin: term.input as unknown as NodeJS.ReadStream, exitOnCtrlC: false, patchConsole: false })

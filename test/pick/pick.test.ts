@@ -1,0 +1,80 @@
+// `ferry pick` in a real terminal (tmux): type to filter, move, preview and
+// scroll it, resize, Escape; `--print` drawing on /dev/tty while its stdout
+// is a file; an empty HOME. The actions (show, continue, render, copy, full
+// text, the shell key) are in pick-actions.test.ts, in the full suite.
+import t from 'tap'
+import { FERRY, sampleHome, tempDir } from '../kit.js'
+import { hasTmux, shq, Tmux } from './tmux.js'
+
+if (!hasTmux()) {
+  t.skip('tmux is not installed (apt-get install tmux): the picker tests need a real terminal')
+} else {
+  /** The rows of the list pane (80×24: lines 1–9), the ones that show a session. */
+  const rows = (s: string) => s.split('\n').slice(1, 10).filter((l) => /^[> ] \d\d-\d\d \d\d:\d\d /.test(l))
+  const loaded = (n: number) => new RegExp(`^pick> .* ${n}/${n}\\s*$`, 'm')
+
+  t.test('type to filter, move, preview, scroll, resize, Escape exits 0 without output', async (t) => {
+    const home = sampleHome(t)
+    const tm = new Tmux(t)
+    tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick > out 2> err`, { env: { NO_COLOR: '1' } })
+    let s = await tm.waitFor('all six sample sessions', loaded(6))
+    const all = rows(s)
+    t.equal(all.length, 6, 'one row per session')
+    const times = all.map((l) => l.slice(2, 13))
+    t.same(times, [...times].sort().reverse(), 'newest first')
+    t.match(all[0], /^> /, 'the first row is selected')
+    t.notMatch(tm.file('out') + (await import('node:child_process')).execFileSync('tmux', ['-L', tm.socket, 'capture-pane', '-p', '-e', '-t', 't'], { encoding: 'utf8' }), /\x1b\[[0-9;]*m/, 'NO_COLOR: no colour on screen')
+
+    await tm.keys('g', 'r', 'o', 'k')
+    s = await tm.waitFor('the filter to leave one row', /^pick> grok.* 1\/6/m)
+    t.equal(rows(s).length, 1)
+    t.match(rows(s)[0], /^> .* grok /)
+    s = await tm.waitFor("grok's preview", /^━━ Grok/m)
+    t.match(s.split('\n')[10], /^── grok:01a1f84a/, 'the rule names the selected session')
+
+    await tm.keys('BSpace', 'BSpace', 'BSpace', 'BSpace')
+    await tm.waitFor('the whole list again', /^pick> _\s+6\/6/m)
+    await tm.keys('Down', 'Down')
+    s = await tm.waitFor('the third row selected', (x) => /^> /.test(x.split('\n')[3] ?? ''))
+    const agent = s.split('\n')[3]!.slice(14, 25).trim()
+    s = await tm.waitFor('the preview of the third row', (x) => new RegExp(`^── ${agent}:`).test(x.split('\n')[10] ?? '') && /^━━ /m.test(x))
+    await tm.keys('PageDown')
+    s = await tm.waitFor('the preview scrolled', / 11-\d+\/\d+/)
+    t.notMatch(s, /^━━ /m, 'the header scrolled away')
+
+    tm.resize(100, 30)
+    s = await tm.waitFor('the redraw at 100×30', (x) => /esc quit/.test(x.split('\n')[28] ?? ''))
+    t.equal(s.split('\n')[0]!.length, 100, 'the prompt line spans the new width (count at column 100)')
+    t.equal(rows(s.split('\n').slice(0, 12).join('\n')).length, 6)
+
+    await tm.keys('Escape')
+    t.equal(await tm.exitCode(), 0, 'Escape: exit 0')
+    t.equal(tm.file('out'), '', 'and nothing on stdout')
+    t.equal(tm.file('err'), '', 'nor on stderr')
+  })
+
+  t.test('--print: drawn on the terminal while stdout is a file; Enter prints the REF', async (t) => {
+    const home = sampleHome(t)
+    const tm = new Tmux(t)
+    tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick --print > out`, { env: { FORCE_COLOR: '1' } })
+    await tm.waitFor('the list', loaded(6))
+    await tm.keys('g', 'r', 'o', 'k')
+    await tm.waitFor('one row', /^pick> grok.* 1\/6/m)
+    const { execFileSync } = await import('node:child_process')
+    t.match(execFileSync('tmux', ['-L', tm.socket, 'capture-pane', '-p', '-e', '-t', 't'], { encoding: 'utf8' }), /\x1b\[[0-9;]*7m/, 'FORCE_COLOR: the selected row in reverse video')
+    await tm.keys('Enter')
+    t.equal(await tm.exitCode(), 0)
+    t.match(tm.file('out'), /^grok:01a1f84a-[0-9a-f-]+\n$/, 'the REF, one line')
+  })
+
+  t.test('a HOME with no sessions says so', async (t) => {
+    const home = tempDir(t)
+    const tm = new Tmux(t)
+    tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick > out`, { env: { NO_COLOR: '1' } })
+    const s = await tm.waitFor('the empty list', /no sessions found \(stores looked at: /)
+    t.match(s, /^pick> _\s+0\/0\s*$/m)
+    await tm.keys('Enter', 'C-o', 'Escape')
+    t.equal(await tm.exitCode(), 0)
+    t.equal(tm.file('out'), '')
+  })
+}
