@@ -9,7 +9,7 @@
  */
 import type { StoreContext } from '../context.js'
 import { textSearch } from './fulltext.js'
-import { step, type Key } from './keys.js'
+import { splitKeys, step, type Key } from './keys.js'
 import { loadSessions } from './load.js'
 import { previewLines } from './preview.js'
 import { SessionRows, type Row } from './rows.js'
@@ -90,13 +90,41 @@ function copySequence(text: string): string {
 
 /** Shows the picker until a key ends it. */
 export async function runPicker(o: PickerOptions): Promise<Outcome> {
-  const { ink, React } = await loadInk()
-  const { render, Box, Text, useInput, useApp } = ink
-  const { useEffect, useMemo, useReducer, useRef, useState } = React
-  const h = React.createElement
   const term = openTerminal()
   const out = term.output
   const sess = o.session
+  sess.start()
+  quietCursorRestore()
+  out.write('\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J')
+  // Until Ink and React have loaded (a few hundred ms), the rows that have streamed in are drawn straight from the
+  // view: the same lines Ink draws next, from the top left.
+  const early = () => {
+    const size = { width: out.columns || 80, height: out.rows || 24, color: o.color }
+    const rows = filterRows(sess.rows.all(), sess.state.query)
+    const d = { state: sess.state, rows, total: sess.rows.size, loading: sess.loading, empty: o.emptyText, preview: null, printMode: o.printMode }
+    out.write('\x1b[H' + view(d, size).join('\n'))
+  }
+  let drawn = 0
+  const stopEarly = sess.on(() => {
+    if (Date.now() - drawn < 50) return
+    drawn = Date.now()
+    early()
+  })
+  early()
+  let loaded: Awaited<ReturnType<typeof loadInk>>
+  try {
+    loaded = await loadInk()
+  } catch (err) {
+    out.write('\x1b[?25h\x1b[?1049l')
+    term.close()
+    throw err
+  } finally {
+    stopEarly()
+  }
+  const { ink, React } = loaded
+  const { render, Box, Text, useInput, useApp } = ink
+  const { useEffect, useMemo, useReducer, useRef, useState } = React
+  const h = React.createElement
   let outcome: Outcome = { kind: 'quit' }
 
   function Picker() {
@@ -169,21 +197,31 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
         ...(k.backspace || k.delete ? { name: 'backspace' as const } : {}),
         ...(k.tab ? { name: 'tab' as const } : {}),
       }
-      const r = step(stateRef.current, key, {
+      const ctxKeys: { rows: readonly Row[] } & Omit<Parameters<typeof step>[2], 'rows'> = {
         rows,
         listHeight,
         previewHeight,
         previewLines: preview && sel && preview.ref === sel.ref ? preview.lines.length : 0,
         printMode: o.printMode,
         targets: o.targets,
-      })
-      if (r.copy) out.write(copySequence(r.copy.ref))
-      stateRef.current = r.state
-      setState(r.state)
-      if (r.outcome) {
-        outcome = r.outcome
-        app.exit()
       }
+      let next = stateRef.current
+      for (const one of splitKeys(input) ?? [key]) {
+        const r = step(next, one, ctxKeys)
+        next = r.state
+        if (r.copy) out.write(copySequence(r.copy.ref))
+        if (r.outcome) {
+          outcome = r.outcome
+          stateRef.current = next
+          setState(next)
+          app.exit()
+          return
+        }
+        // A later key of the same chunk (Enter after the text) acts on the list the new query gives.
+        if (r.refilter) ctxKeys.rows = next.mode === 'fuzzy' ? filterRows(sess.rows.all(), next.query) : []
+      }
+      stateRef.current = next
+      setState(next)
     })
 
     const empty = state.mode === 'text' ? text.message || 'searching…' : state.query ? 'no session matches' : o.emptyText
@@ -202,9 +240,7 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
     return h(Box, { flexDirection: 'column' }, ...lines.map((l, i) => h(Text, { key: i, wrap: 'truncate' }, l)))
   }
 
-  sess.start()
-  quietCursorRestore()
-  out.write('\x1b[?1049h\x1b[H\x1b[2J')
+  out.write('\x1b[H')
   try {
     const inst = render(h(Picker), { stdout: out as unknown as NodeJS.WriteStream, stdin: term.input as unknown as NodeJS.ReadStream, exitOnCtrlC: false, patchConsole: false })
     await inst.waitUntilExit()

@@ -34,6 +34,35 @@ export interface Step {
   refilter?: boolean
 }
 
+/**
+ * Keys that arrived together in one read (a loaded machine, a paste, tmux's send-keys), one by one:
+ * `x\x0f` is the letter x, then Ctrl-O. Null when there is nothing to split (one key, or an escape
+ * sequence, which the terminal library parses).
+ */
+export function splitKeys(chunk: string): Key[] | null {
+  if (chunk.length < 2 || chunk.includes('\x1b') || !/[\x00-\x1f\x7f]/.test(chunk)) return null
+  const keys: Key[] = []
+  let text = ''
+  const flush = () => {
+    if (text) keys.push({ text, ctrl: false, meta: false })
+    text = ''
+  }
+  for (const ch of chunk) {
+    const c = ch.charCodeAt(0)
+    if (c >= 0x20 && c !== 0x7f) {
+      text += ch
+      continue
+    }
+    flush()
+    if (ch === '\r' || ch === '\n') keys.push({ text: '', ctrl: false, meta: false, name: 'return' })
+    else if (ch === '\t') keys.push({ text: '', ctrl: false, meta: false, name: 'tab' })
+    else if (c === 0x7f || c === 0x08) keys.push({ text: '', ctrl: false, meta: false, name: 'backspace' })
+    else if (c >= 1 && c <= 26) keys.push({ text: String.fromCharCode(c + 96), ctrl: true, meta: false })
+  }
+  flush()
+  return keys
+}
+
 export const KEY_HELP = '↵ show ^O continue ^R render ^Y copy ^E print ^F full text PgUp/Dn esc quit'
 export const KEY_HELP_PRINT = '↵ pick  ^F full text  PgUp/PgDn preview  esc quit'
 

@@ -78,3 +78,16 @@ if (!hasTmux()) {
     t.equal(tm.file('out'), '')
   })
 }
+
+// Keys that arrive in one read (a loaded machine, a paste) are taken one by one: text, then Ctrl-O, then Enter.
+t.test('keys read together are split: text, control keys, Enter', async (t) => {
+  const { splitKeys } = await import('../../lib/pick/keys.js')
+  t.same(splitKeys('codex\x0f\r'), [
+    { text: 'codex', ctrl: false, meta: false },
+    { text: 'o', ctrl: true, meta: false },
+    { text: '', ctrl: false, meta: false, name: 'return' },
+  ])
+  t.equal(splitKeys('x'), null, 'one key: left to the library')
+  t.equal(splitKeys('\x1b[B'), null, 'an escape sequence: left to the library')
+  t.same(splitKeys('ab\x7f'), [{ text: 'ab', ctrl: false, meta: false }, { text: '', ctrl: false, meta: false, name: 'backspace' }])
+})
