@@ -9,7 +9,7 @@
  */
 import type { StoreContext } from '../context.js'
 import { textSearch } from './fulltext.js'
-import { splitKeys, step, type Key } from './keys.js'
+import { parseKeys, step } from './keys.js'
 import { loadSessions } from './load.js'
 import { previewLines } from './preview.js'
 import { SessionRows, type Row } from './rows.js'
@@ -122,7 +122,7 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
     stopEarly()
   }
   const { ink, React } = loaded
-  const { render, Box, Text, useInput, useApp } = ink
+  const { render, Box, Text, useApp } = ink
   const { useEffect, useMemo, useReducer, useRef, useState } = React
   const h = React.createElement
   let outcome: Outcome = { kind: 'quit' }
@@ -182,21 +182,9 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
       }
     }, [sel?.ref, size.width])
 
-    useInput((input: string, k: import('ink').Key) => {
-      const key: Key = {
-        text: input,
-        ctrl: k.ctrl,
-        meta: k.meta,
-        ...(k.upArrow ? { name: 'up' as const } : {}),
-        ...(k.downArrow ? { name: 'down' as const } : {}),
-        ...(k.pageUp ? { name: 'pageUp' as const } : {}),
-        ...(k.pageDown ? { name: 'pageDown' as const } : {}),
-        ...(k.return ? { name: 'return' as const } : {}),
-        ...(k.escape ? { name: 'escape' as const } : {}),
-        // Terminals send DEL (0x7f) for Backspace, which Ink reports as delete.
-        ...(k.backspace || k.delete ? { name: 'backspace' as const } : {}),
-        ...(k.tab ? { name: 'tab' as const } : {}),
-      }
+    // Keys are read here rather than through Ink's useInput, which parses each read as one key: on a loaded
+    // machine several arrive together (parseKeys takes them apart).
+    const onKeys = (chunk: string) => {
       const ctxKeys: { rows: readonly Row[] } & Omit<Parameters<typeof step>[2], 'rows'> = {
         rows,
         listHeight,
@@ -206,7 +194,7 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
         targets: o.targets,
       }
       let next = stateRef.current
-      for (const one of splitKeys(input) ?? [key]) {
+      for (const one of parseKeys(chunk)) {
         const r = step(next, one, ctxKeys)
         next = r.state
         if (r.copy) out.write(copySequence(r.copy.ref))
@@ -217,12 +205,24 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
           app.exit()
           return
         }
-        // A later key of the same chunk (Enter after the text) acts on the list the new query gives.
+        // A later key of the same read (Enter after the text) acts on the list the new query gives.
         if (r.refilter) ctxKeys.rows = next.mode === 'fuzzy' ? filterRows(sess.rows.all(), next.query) : []
       }
       stateRef.current = next
       setState(next)
-    })
+    }
+    const keysRef = useRef(onKeys)
+    keysRef.current = onKeys
+    useEffect(() => {
+      const onData = (b: Buffer | string) => keysRef.current(b.toString())
+      term.input.setRawMode(true)
+      term.input.on('data', onData)
+      return () => {
+        term.input.off('data', onData)
+        term.input.setRawMode(false)
+        term.input.pause()
+      }
+    }, [])
 
     const empty = state.mode === 'text' ? text.message || 'searching…' : state.query ? 'no session matches' : o.emptyText
     const lines = view(

@@ -34,29 +34,59 @@ export interface Step {
   refilter?: boolean
 }
 
+/** The escape sequences of the keys the picker reads (xterm and its kin; `ESC O x` is the cursor-key mode). */
+const SEQUENCES: Record<string, Key['name']> = {
+  '[A': 'up',
+  OA: 'up',
+  '[B': 'down',
+  OB: 'down',
+  '[5~': 'pageUp',
+  '[6~': 'pageDown',
+  '[H': 'home',
+  OH: 'home',
+  '[1~': 'home',
+  '[F': 'end',
+  OF: 'end',
+  '[4~': 'end',
+  '[3~': 'delete',
+}
+
 /**
- * Keys that arrived together in one read (a loaded machine, a paste, tmux's send-keys), one by one:
- * `x\x0f` is the letter x, then Ctrl-O. Null when there is nothing to split (one key, or an escape
- * sequence, which the terminal library parses).
+ * The keys in what one read from the terminal gave, in order. Several keys arrive together on a loaded
+ * machine, in a paste, or from tmux's send-keys: `x\x0f` is the letter x, then Ctrl-O; `t\x1b[B` is t,
+ * then Down. Sequences of keys the picker does not read are dropped, never typed; Alt+letter (ESC then
+ * the letter) is dropped too, so it is not read as Escape.
  */
-export function splitKeys(chunk: string): Key[] | null {
-  if (chunk.length < 2 || chunk.includes('\x1b') || !/[\x00-\x1f\x7f]/.test(chunk)) return null
+export function parseKeys(chunk: string): Key[] {
   const keys: Key[] = []
   let text = ''
+  const key = (name: Key['name']) => keys.push({ text: '', ctrl: false, meta: false, name })
   const flush = () => {
     if (text) keys.push({ text, ctrl: false, meta: false })
     text = ''
   }
-  for (const ch of chunk) {
+  for (let i = 0; i < chunk.length; i++) {
+    const ch = chunk[i]!
     const c = ch.charCodeAt(0)
     if (c >= 0x20 && c !== 0x7f) {
       text += ch
       continue
     }
     flush()
-    if (ch === '\r' || ch === '\n') keys.push({ text: '', ctrl: false, meta: false, name: 'return' })
-    else if (ch === '\t') keys.push({ text: '', ctrl: false, meta: false, name: 'tab' })
-    else if (c === 0x7f || c === 0x08) keys.push({ text: '', ctrl: false, meta: false, name: 'backspace' })
+    if (ch === '\x1b') {
+      // CSI: ESC [ parameters final-byte; SS3: ESC O letter; else a lone Escape.
+      const csi = /^\[[0-9;]*[@-~]/.exec(chunk.slice(i + 1))
+      const ss3 = /^O[A-Z]/.exec(chunk.slice(i + 1))
+      const seq = csi?.[0] ?? ss3?.[0]
+      if (seq) {
+        const name = SEQUENCES[seq]
+        if (name) key(name)
+        i += seq.length
+      } else if (i + 1 < chunk.length && chunk.charCodeAt(i + 1) >= 0x20) i++
+      else key('escape')
+    } else if (ch === '\r' || ch === '\n') key('return')
+    else if (ch === '\t') key('tab')
+    else if (c === 0x7f || c === 0x08) key('backspace')
     else if (c >= 1 && c <= 26) keys.push({ text: String.fromCharCode(c + 96), ctrl: true, meta: false })
   }
   flush()

@@ -73,8 +73,8 @@ function rowLine(r: Row, selected: boolean, width: number, p: ReturnType<typeof 
   }
   const line = `${selected ? '>' : ' '} ${p.dim(when(r.when))} ${p.cyan(agent)} ${text}`
   const fitted = fit(line, width)
-  // Without colour the selection is the `>` alone; with it, the whole row.
-  return selected && color ? `\x1b[7m${fitted.replace(/\x1b\[(27|0)m/g, '$&\x1b[7m')}\x1b[27m` : fitted
+  // Without colour the selection is the `>` alone; with it, the whole row in reverse video, one colour.
+  return selected && color ? `\x1b[7m${fitted.replace(/\x1b\[[0-9;]*m/g, '')}\x1b[27m` : fitted
 }
 
 /** The whole screen, `height - 1` lines of exactly `width` columns. */

@@ -80,14 +80,13 @@ if (!hasTmux()) {
 }
 
 // Keys that arrive in one read (a loaded machine, a paste) are taken one by one: text, then Ctrl-O, then Enter.
-t.test('keys read together are split: text, control keys, Enter', async (t) => {
-  const { splitKeys } = await import('../../lib/pick/keys.js')
-  t.same(splitKeys('codex\x0f\r'), [
-    { text: 'codex', ctrl: false, meta: false },
-    { text: 'o', ctrl: true, meta: false },
-    { text: '', ctrl: false, meta: false, name: 'return' },
-  ])
-  t.equal(splitKeys('x'), null, 'one key: left to the library')
-  t.equal(splitKeys('\x1b[B'), null, 'an escape sequence: left to the library')
-  t.same(splitKeys('ab\x7f'), [{ text: 'ab', ctrl: false, meta: false }, { text: '', ctrl: false, meta: false, name: 'backspace' }])
+t.test('keys read together are split: text, control keys, sequences, Enter', async (t) => {
+  const { parseKeys } = await import('../../lib/pick/keys.js')
+  const k = (text: string, name?: string, ctrl = false) => ({ text, ctrl, meta: false, ...(name ? { name } : {}) })
+  t.same(parseKeys('codex\x0f\r'), [k('codex'), k('o', undefined, true), k('', 'return')])
+  t.same(parseKeys('x'), [k('x')])
+  t.same(parseKeys('\x1b'), [k('', 'escape')], 'a lone Escape')
+  t.same(parseKeys('\x1b[B'), [k('', 'down')])
+  t.same(parseKeys('t\x1b[B\x1b[6~\x1b[99z\x1bOA\x1b'), [k('t'), k('', 'down'), k('', 'pageDown'), k('', 'up'), k('', 'escape')], 'an unknown sequence dropped')
+  t.same(parseKeys('\x1bxa\x7f'), [k('a'), k('', 'backspace')], 'Alt+x is not Escape then x')
 })
