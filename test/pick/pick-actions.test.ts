@@ -1,4 +1,6 @@
-// `ferry pick`'s actions in a real terminal (tmux): Enter opens the session
+// `ferry pick` in a real terminal (tmux), the cases each needing a picker
+// process of their own: `--print` drawing on /dev/tty while its stdout is a
+// file; an empty HOME; and the actions. Enter opens the session
 // in `show` through less and the list comes back after q; Ctrl-O continues
 // it in another agent (written into that store, the resume command
 // printed); Ctrl-R renders it; Ctrl-Y copies its REF (OSC 52, into tmux's
@@ -104,6 +106,31 @@ if (!hasTmux()) {
     const r = await ferry(['--home', home, 'continue', '--with', 'claude-code'])
     t.equal(r.code, 2)
     t.match(r.stderr, /continue: name the session to continue/)
+  })
+
+  t.test('--print: drawn on the terminal while stdout is a file; Enter prints the REF', async (t) => {
+    const home = sampleHome(t)
+    const tm = new Tmux(t)
+    tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick --print > out`, { env: { FORCE_COLOR: '1' } })
+    await tm.waitFor('the list', loaded)
+    await tm.keys('g', 'r', 'o', 'k')
+    await tm.waitFor('one row', /^pick> grok.* 1\/6/m)
+    const { execFileSync } = await import('node:child_process')
+    t.match(execFileSync('tmux', ['-L', tm.socket, 'capture-pane', '-p', '-e', '-t', 't'], { encoding: 'utf8' }), /\x1b\[[0-9;]*7m/, 'FORCE_COLOR: the selected row in reverse video')
+    await tm.keys('Enter')
+    t.equal(await tm.exitCode(), 0)
+    t.match(tm.file('out'), /^grok:01a1f84a-[0-9a-f-]+\n$/, 'the REF, one line')
+  })
+
+  t.test('a HOME with no sessions says so', async (t) => {
+    const home = tempDir(t)
+    const tm = new Tmux(t)
+    tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick > out`, { env: { NO_COLOR: '1' } })
+    const s = await tm.waitFor('the empty list', /no sessions found \(stores looked at: /)
+    t.match(s, /^pick> _\s+0\/0\s*$/m)
+    await tm.keys('Enter', 'C-o', 'Escape')
+    t.equal(await tm.exitCode(), 0)
+    t.equal(tm.file('out'), '')
   })
 
   t.test('bash: Ctrl-G (completion --bind) inserts the REF picked on the command line', async (t) => {

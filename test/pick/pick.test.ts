@@ -1,9 +1,9 @@
 // `ferry pick` in a real terminal (tmux): type to filter, move, preview and
-// scroll it, resize, Escape; `--print` drawing on /dev/tty while its stdout
-// is a file; an empty HOME. The actions (show, continue, render, copy, full
-// text, the shell key) are in pick-actions.test.ts, in the full suite.
+// scroll it, resize, Escape; and the key reader. `--print`, an empty HOME and
+// the actions (show, continue, render, copy, full text, the shell key) are in
+// pick-actions.test.ts, in the full suite (each case is a picker process).
 import t from 'tap'
-import { FERRY, sampleHome, tempDir } from '../kit.js'
+import { FERRY, sampleHome } from '../kit.js'
 import { hasTmux, shq, Tmux } from './tmux.js'
 
 if (!hasTmux()) {
@@ -51,31 +51,6 @@ if (!hasTmux()) {
     t.equal(await tm.exitCode(), 0, 'Escape: exit 0')
     t.equal(tm.file('out'), '', 'and nothing on stdout')
     t.equal(tm.file('err'), '', 'nor on stderr')
-  })
-
-  t.test('--print: drawn on the terminal while stdout is a file; Enter prints the REF', async (t) => {
-    const home = sampleHome(t)
-    const tm = new Tmux(t)
-    tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick --print > out`, { env: { FORCE_COLOR: '1' } })
-    await tm.waitFor('the list', loaded(6))
-    await tm.keys('g', 'r', 'o', 'k')
-    await tm.waitFor('one row', /^pick> grok.* 1\/6/m)
-    const { execFileSync } = await import('node:child_process')
-    t.match(execFileSync('tmux', ['-L', tm.socket, 'capture-pane', '-p', '-e', '-t', 't'], { encoding: 'utf8' }), /\x1b\[[0-9;]*7m/, 'FORCE_COLOR: the selected row in reverse video')
-    await tm.keys('Enter')
-    t.equal(await tm.exitCode(), 0)
-    t.match(tm.file('out'), /^grok:01a1f84a-[0-9a-f-]+\n$/, 'the REF, one line')
-  })
-
-  t.test('a HOME with no sessions says so', async (t) => {
-    const home = tempDir(t)
-    const tm = new Tmux(t)
-    tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick > out`, { env: { NO_COLOR: '1' } })
-    const s = await tm.waitFor('the empty list', /no sessions found \(stores looked at: /)
-    t.match(s, /^pick> _\s+0\/0\s*$/m)
-    await tm.keys('Enter', 'C-o', 'Escape')
-    t.equal(await tm.exitCode(), 0)
-    t.equal(tm.file('out'), '')
   })
 }
 

@@ -76,7 +76,8 @@ export class Tmux {
       s = this.screen()
       if (typeof test === 'function' ? test(s) : test.test(s)) return s
       if (Date.now() > until) throw new Error(`waiting for ${what}: ${timedOutNote(ms)}; the screen:\n${s}`)
-      await sleep(100)
+      // Each look is a tmux client process: 5 a second keeps the waiting cheap.
+      await sleep(200)
     }
   }
 
@@ -86,7 +87,7 @@ export class Tmux {
     const until = Date.now() + scaled(ms)
     while (!existsSync(file) || readFileSync(file, 'utf8') === '') {
       if (Date.now() > until) throw new Error(`waiting for the program to exit: ${timedOutNote(ms)}; the screen:\n${this.screen()}`)
-      await sleep(100)
+      await sleep(200)
     }
     return Number(readFileSync(file, 'utf8').trim())
   }
