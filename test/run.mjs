@@ -51,6 +51,8 @@ export const FULL_ONLY = [
   'test/archive/readers.test.ts',
   // npm pack, npm install of the tarball (from the registry when the cache lacks a dependency), npx ferry. 15 s (39 s).
   'test/core/package.test.ts',
+  // `ferry pick` in tmux, eight picker processes (pager, continue, render, archive search, bash Ctrl-G). COST
+  'test/pick/pick-actions.test.ts',
 ]
 
 const argv = process.argv.slice(2)

@@ -7,9 +7,9 @@
 // buffer); Ctrl-F searches the archive's text; `show` and `continue` without
 // a REF pick one on a terminal; Ctrl-G in bash inserts a picked REF.
 import t from 'tap'
-import { existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FERRY, ferry, sampleHome, tempDir } from '../kit.js'
+import { FERRY, FIXTURE, ferry, rollouts, sampleHome, tempDir } from '../kit.js'
 import { hasTmux, shq, Tmux } from './tmux.js'
 
 const loaded = /^pick> .* 6\/6\s*$/m
@@ -75,13 +75,16 @@ if (!hasTmux()) {
     t.match(readFileSync(join(tm.dir, file), 'utf8'), /^<!doctype html>/i, 'a complete HTML document')
   })
 
-  t.test('Ctrl-F: full-text search in the archive, hits as rows; --print prints the hit\'s REF', async (t) => {
+  t.test('archived sessions marked; Ctrl-F: full-text search in the archive, hits as rows; --print prints the hit\'s REF', async (t) => {
     const home = sampleHome(t)
     const a = await ferry(['--home', home, 'archive'])
     t.equal(a.code, 0, a.stderr)
+    // A session its agent no longer has is still listed: from the archive, marked.
+    for (const f of rollouts(join(home, '.codex', 'sessions'))) if (f.includes(FIXTURE.codex.classic)) rmSync(f)
     const tm = new Tmux(t)
     tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick --print > out`, { env: { NO_COLOR: '1' } })
-    await tm.waitFor('the list', loaded)
+    const list = await tm.waitFor('the list', loaded)
+    t.match(list, /^  \d\d-\d\d \d\d:\d\d codex .*\[archive\] /m, 'the deleted Codex session, from the archive')
     await tm.keys('C-f')
     await tm.waitFor('text mode', /^text> _\s+0 hits/m)
     tm.type('Diagnose failing')
@@ -139,7 +142,6 @@ if (!hasTmux()) {
     writeFileSync(join(bin, 'ferry'), `#!/bin/sh\nexec ${shq(process.execPath)} ${shq(FERRY)} --home ${shq(home)} "$@"\n`)
     chmodSync(join(bin, 'ferry'), 0o755)
     const tm = new Tmux(t)
-    mkdirSync(join(tm.dir, 'x'))
     tm.start(`PATH=${shq(bin)}:$PATH PS1='$ ' bash --norc --noprofile`, { env: { NO_COLOR: '1' } })
     await tm.waitFor('the prompt', /^\$/m)
     tm.type('source <(ferry completion bash --bind)')
