@@ -95,6 +95,8 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   const sess = o.session
   sess.start()
   quietCursorRestore()
+  // Raw at once: what is typed while Ink loads is neither echoed over the screen nor held back for a newline.
+  term.input.setRawMode(true)
   out.write('\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J')
   // Until Ink and React have loaded (a few hundred ms), the rows that have streamed in are drawn straight from the
   // view: the same lines Ink draws next, from the top left.
@@ -115,6 +117,7 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   try {
     loaded = await loadInk()
   } catch (err) {
+    term.input.setRawMode(false)
     out.write('\x1b[?25h\x1b[?1049l')
     term.close()
     throw err
