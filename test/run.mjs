@@ -51,7 +51,8 @@ export const FULL_ONLY = [
   'test/archive/readers.test.ts',
   // npm pack, npm install of the tarball (from the registry when the cache lacks a dependency), npx ferry. 15 s (39 s).
   'test/core/package.test.ts',
-  // `ferry pick` in tmux, eight picker processes (pager, continue, render, archive search, bash Ctrl-G). COST
+  // `ferry pick` in tmux: eight picker processes (pager, continue, render, archive search, bash Ctrl-G). ~6 s of its own
+  // (17–19 CPU-s under test/run.mjs against 13 for a one-assertion file, at a load of 44) (170 s).
   'test/pick/pick-actions.test.ts',
 ]
 
