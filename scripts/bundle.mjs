@@ -19,7 +19,8 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['better-sqlite3', '@duckdb/node-api'],
+  // Ink and React (the picker's) load from node_modules when `ferry pick` starts: no other command parses them.
+  external: ['better-sqlite3', '@duckdb/node-api', 'ink', 'react'],
   // jsonc-parser's main entry is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // CommonJS dependencies inside an ES module bundle still call require() and

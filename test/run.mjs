@@ -59,6 +59,9 @@ export const FULL_ONLY = [
   'test/stats/archive.test.ts',
   // `ferry search` as ~25 CLI processes: plain words, the REF#N it prints run by a shell, no match, --fts errors, bounds. 14 s (65 s).
   'test/archive/search-words.test.ts',
+  // `ferry pick` in tmux: eight picker processes (pager, continue, render, archive search, bash Ctrl-G). ~6 s of its own
+  // (17–19 CPU-s under test/run.mjs against 13 for a one-assertion file, at a load of 44) (170 s).
+  'test/pick/pick-actions.test.ts',
 ]
 
 const argv = process.argv.slice(2)

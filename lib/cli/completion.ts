@@ -175,14 +175,52 @@ export function completionCommands(modules: () => Module[]): Module[] {
       builder: (y: Argv) =>
         y
           .positional('shell', { type: 'string', choices: [...SHELLS], describe: 'Which shell' })
+          .option('bind', { type: 'boolean', default: false, describe: 'Also bind Ctrl-G: pick a session (ferry pick) and insert its REF on the command line' })
           .example('source <(ferry completion bash)', 'complete ferry in this bash')
+          .example('source <(ferry completion bash --bind)', 'the same, and Ctrl-G inserts a picked session\'s REF')
           .example('ferry completion zsh > ~/.zfunc/_ferry', 'zsh, from a directory on $fpath')
           .example('ferry completion fish > ~/.config/fish/completions/ferry.fish', 'fish'),
       handler: (argv: Args) => {
-        process.stdout.write(completionScript(argv.shell as (typeof SHELLS)[number]))
+        const shell = argv.shell as (typeof SHELLS)[number]
+        process.stdout.write(completionScript(shell) + (argv.bind ? `\n${pickKeyScript(shell)}` : ''))
       },
     },
   ]
+}
+
+/** `--bind`: Ctrl-G runs `ferry pick --print` and inserts the REF picked at the cursor (nothing on Escape). */
+export function pickKeyScript(shell: (typeof SHELLS)[number]): string {
+  switch (shell) {
+    case 'bash':
+      return `# Ctrl-G: pick a session (ferry pick) and insert its REF at the cursor.
+_ferry_pick_ref() {
+  local ref
+  ref="$(ferry pick --print)" && [[ -n "$ref" ]] || return 0
+  READLINE_LINE="\${READLINE_LINE:0:READLINE_POINT}\${ref}\${READLINE_LINE:READLINE_POINT}"
+  READLINE_POINT=$((READLINE_POINT + \${#ref}))
+}
+bind -x '"\\C-g": _ferry_pick_ref'
+`
+    case 'zsh':
+      return `# Ctrl-G: pick a session (ferry pick) and insert its REF at the cursor.
+_ferry_pick_ref() {
+  local ref
+  ref="$(ferry pick --print </dev/tty)" && LBUFFER+="$ref"
+  zle reset-prompt
+}
+zle -N _ferry_pick_ref
+bindkey '^G' _ferry_pick_ref
+`
+    case 'fish':
+      return `# Ctrl-G: pick a session (ferry pick) and insert its REF at the cursor.
+function __ferry_pick_ref
+    set -l ref (ferry pick --print)
+    and commandline -i -- $ref
+    commandline -f repaint
+end
+bind \\cg __ferry_pick_ref
+`
+  }
 }
 
 /** The hidden word the completion scripts call ferry with. */

@@ -32,6 +32,7 @@ import * as render from './commands/render.js'
 import * as hooks from './commands/hooks.js'
 import * as stats from './commands/stats.js'
 import * as mcp from './commands/mcp.js'
+import * as pick from './commands/pick.js'
 
 /** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -52,6 +53,7 @@ export function commandModules(joined: string[]): Array<CommandModule<any, any>>
     { ...render, handler: (argv: Record<string, unknown>) => render.handler({ ...argv, rawArgs: joined }) },
     stats,
     mcp,
+    pick,
     ...transforms.map((t) => transformCommand(t)),
     ...completionCommands(() => commandModules(joined)),
   ] as unknown as Array<CommandModule<any, any>>

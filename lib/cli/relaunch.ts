@@ -23,9 +23,10 @@ import { constants } from 'node:os'
  * The commands that run in this process; every other one streams sessions (`cat`, `convert`,
  * `write`, the archive, `export`, `render`, the transforms' filter commands). `show` and
  * `continue` hand the terminal to a pager or an agent for as long as it runs, and read a session
- * once, for a person; `hooks` edits a settings file, or starts an archive and returns.
+ * once, for a person; `hooks` edits a settings file, or starts an archive and returns; `pick` lists
+ * sessions for a person, whose first rows a second start would delay.
  */
-export const ONE_PROCESS_COMMANDS: readonly string[] = ['ls', 'search', 'quickstart', 'completion', 'show', 'continue', 'help', '__complete', 'hooks']
+export const ONE_PROCESS_COMMANDS: readonly string[] = ['ls', 'search', 'quickstart', 'completion', 'show', 'continue', 'pick', 'help', '__complete', 'hooks']
 
 /**
  * The young generation capped at 16 MB (two 8 MB semi-spaces, in every thread), the heap let

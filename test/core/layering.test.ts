@@ -33,6 +33,8 @@ function code(path: string): string {
 /** The layer of a file: lower numbers may not import higher ones. */
 function layer(path: string): { rank: number; name: string } {
   if (path.startsWith('lib/cli/') || path === 'lib/index.ts') return { rank: 4, name: 'cli' }
+  // The picker shows sessions as `show` renders them and continues them through the app layer: above both, below the CLI.
+  if (path.startsWith('lib/pick/')) return { rank: 3.8, name: 'pick' }
   // The MCP server answers an agent as a command answers a person: it reads (archive, stores), renders (with
   // redaction) and continues, so it sits above render; the CLI starts it (`ferry mcp`), so below the CLI.
   if (path.startsWith('lib/mcp/')) return { rank: 3.7, name: 'mcp' }
@@ -75,7 +77,7 @@ function imports(path: string): Import[] {
   return out
 }
 
-t.test('layers import downwards only: cli → mcp → render → transforms → app → stats → archive → harness → archive store → io/model', async (t) => {
+t.test('layers import downwards only: cli → pick → mcp → render → transforms → app → stats → archive → harness → archive store → io/model', async (t) => {
   const bad: string[] = []
   for (const f of sources) {
     const from = layer(f)

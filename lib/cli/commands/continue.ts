@@ -6,13 +6,15 @@ import { getHarness, writable } from '../../harness/registry.js'
 import { commandLine, continueSession, resumeBinary } from '../../app/continue.js'
 import { contextFrom, type Args } from '../options.js'
 import { finishDiagnostics, writtenLine } from '../output.js'
+import { pickedRef, wantsPicker } from '../picked-ref.js'
+import { UsageError } from '../../errors.js'
 
-export const command = 'continue <ref>'
+export const command = 'continue [ref]'
 export const describe = 'Write a session into another agent\'s store and print (or run) the command that resumes it'
 
 export function builder(y: Argv): Argv {
   return y
-    .positional('ref', { type: 'string', describe: 'harness:id or a session path' })
+    .positional('ref', { type: 'string', describe: 'harness:id or a session path (none on a terminal: pick one)' })
     .option('with', { type: 'string', demandOption: true, describe: `Agent to continue in: ${writable().filter((h) => h.kind === 'store' && h.resumeHint).map((h) => h.id).join(', ')}` })
     .option('cwd', { type: 'string', describe: 'Directory to resume in (default: the session\'s own, when it exists)' })
     .option('new', { type: 'boolean', default: false, describe: 'Write a fresh copy even when an unchanged one exists' })
@@ -24,7 +26,14 @@ export function builder(y: Argv): Argv {
 export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
   const target = getHarness(String(argv.with))
-  const r = await continueSession(ctx, String(argv.ref), target.id, { ...(typeof argv.cwd === 'string' ? { cwd: argv.cwd } : {}), fresh: Boolean(argv.new) })
+  let ref = typeof argv.ref === 'string' ? argv.ref : undefined
+  if (ref === undefined) {
+    if (!wantsPicker(argv, [])) throw new UsageError('continue: name the session to continue (harness:id or a path)')
+    const picked = await pickedRef(ctx)
+    if (!picked) return
+    ref = picked
+  }
+  const r = await continueSession(ctx, ref, target.id, { ...(typeof argv.cwd === 'string' ? { cwd: argv.cwd } : {}), fresh: Boolean(argv.new) })
   for (const n of r.notes) process.stderr.write(`ferry: ${n}\n`)
   if (r.written.note) process.stderr.write(`ferry: ${r.written.note}\n`)
   const line = commandLine(r.command)

@@ -11,6 +11,7 @@ import { pipeline } from '../../io/pipeline.js'
 import { renderStages } from '../../render/index.js'
 import { contextFrom, readFlagOptions, readOptsFor, type Args } from '../options.js'
 import { finishDiagnostics } from '../output.js'
+import { pickedRef, wantsPicker } from '../picked-ref.js'
 import { openSources, selectionOptions } from '../sources.js'
 import { buildTransforms, cliTransforms } from '../transforms.js'
 import { refsAndRange, viewOptions, withRefs } from '../view-options.js'
@@ -54,6 +55,11 @@ export function builder(y: Argv): Argv {
 export async function handler(argv: Args & { rawArgs: string[] }): Promise<void> {
   const ctx = contextFrom(argv)
   const { refs, range } = refsAndRange(argv)
+  if (wantsPicker(argv, refs)) {
+    const ref = await pickedRef(ctx)
+    if (!ref) return
+    refs.push(ref)
+  }
   const redactOn = argv.redact !== false
   if (!redactOn) process.stderr.write('ferry: warning: --no-redact: the document may contain credentials, home paths and e-mail addresses\n')
   const { source } = await openSources(ctx, withRefs(argv, refs), (from) => ({ native: false, ...readOptsFor(argv, from) }))

@@ -10,6 +10,7 @@ import { isEpipe, pipeline } from '../../io/pipeline.js'
 import { renderStages } from '../../render/index.js'
 import { contextFrom, readFlagOptions, readOptsFor, type Args } from '../options.js'
 import { finishDiagnostics } from '../output.js'
+import { pickedRef, wantsPicker } from '../picked-ref.js'
 import { openSources, selectionOptions } from '../sources.js'
 import { refsAndRange, useColor, viewOptions, withRefs } from '../view-options.js'
 
@@ -48,6 +49,11 @@ export function builder(y: Argv): Argv {
 export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
   const { refs, range } = refsAndRange(argv)
+  if (wantsPicker(argv, refs)) {
+    const ref = await pickedRef(ctx)
+    if (!ref) return
+    refs.push(ref)
+  }
   const { source } = await openSources(ctx, withRefs(argv, refs), (from) => ({ native: false, ...readOptsFor(argv, from) }))
   const tty = Boolean(process.stdout.isTTY)
   const width = typeof argv.width === 'number' && argv.width > 0 ? argv.width : process.stdout.columns || Number(process.env.COLUMNS) || 100
