@@ -1,8 +1,8 @@
 /**
  * Copilot CLI's tool vocabulary (the tool set it offers a Claude-family
  * model, 1.0.102): `bash`, `view`, `create`, `edit`, `grep`, `glob`,
- * `task`, `web_fetch` ↔ the canonical set. Table: docs/tools.md,
- * observed names: docs/formats/copilot.md.
+ * `task`, `web_fetch` ↔ the canonical set. Table and the observed names:
+ * docs/formats/copilot.md.
  */
 import { as, isObj, num, obj, str } from '../../vocabulary/build.js'
 import type { Out, Rule, ToolInput, ToolVocabulary } from '../../vocabulary/types.js'
