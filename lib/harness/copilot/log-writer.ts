@@ -224,7 +224,11 @@ export class Conversation {
         await flushRun()
         await this.result(b, ts)
       } else if (b.type === 'text') run.push(b.text)
-      else {
+      else if (b.type === 'tool_use') {
+        // A call the user made (Claude Code's `!` commands): Copilot has no such record the model sees.
+        const { name, input } = toNative(HARNESS, b, this.o.source)
+        run.push(`[ferry] The user ran ${name}: ${JSON.stringify(input)}`)
+      } else {
         const p = placeholder(b)
         if (p) run.push(p)
       }
@@ -235,9 +239,14 @@ export class Conversation {
   private async result(b: ToolResultBlock, ts: string): Promise<void> {
     await this.flushAssistant()
     const id = safeToolId(b.tool_use_id)
-    this.open.delete(id)
     let text = resultText(b.content)
     if (Array.isArray(b.content)) for (const p of b.content) if (p.type === 'image') text += (text ? '\n' : '') + placeholder(p)
+    if (!this.open.delete(id)) {
+      // No request of the model's (a command the user ran, or a result whose call is gone): a visible user turn.
+      await this.closeOpen()
+      await this.emit('user.message', { content: `[ferry] Tool result${b.is_error ? ' (error)' : ''}:\n${text}`, [FERRY_CONTEXT]: 'other' }, ts)
+      return
+    }
     const data: Record<string, unknown> = { toolCallId: id, success: b.is_error !== true, result: { content: text } }
     if (b.is_error) data.error = { message: text, code: 'failure' }
     if (typeof b.exit_code === 'number') data.shellExecution = { exitCode: b.exit_code }
