@@ -60,11 +60,50 @@ export function usageOf(u: unknown): Usage | undefined {
   return out
 }
 
+/**
+ * The ids seen, as 32-bit FNV-1a hashes in an open-addressed table off the JS heap's object graph
+ * (8 bytes an id at most, growing to 4M ids = 32 MiB): memory stays flat however long the log.
+ * `add` is false for a hash already there (a repeated id, or rarely another id's hash) and once full.
+ */
+class HashSeen {
+  private table = new Uint32Array(1 << 12)
+  private size = 0
+  private static readonly MAX_SLOTS = 1 << 23
+
+  add(id: string): boolean {
+    let h = 0x811c9dc5
+    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193)
+    h = (h >>> 0) || 1
+    if ((this.size + 1) * 2 > this.table.length) {
+      if (this.table.length >= HashSeen.MAX_SLOTS) return false
+      const old = this.table
+      this.table = new Uint32Array(old.length * 2)
+      this.size = 0
+      for (const v of old) if (v) this.insert(v)
+    }
+    return this.insert(h)
+  }
+
+  private insert(h: number): boolean {
+    const mask = this.table.length - 1
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = this.table[i]!
+      if (v === h) return false
+      if (v === 0) {
+        this.table[i] = h
+        this.size++
+        return true
+      }
+    }
+  }
+}
+
 export interface AgentSpan {
   agentId: string
-  /** 0-based first and last physical line of its events. */
+  /** 0-based first and last physical line of its events, and the byte offset of the first. */
   firstLine: number
   lastLine: number
+  startByte: number
   /** Byte offset just past its last line. */
   endByte: number
 }
@@ -100,7 +139,7 @@ export class EventMapper {
   private headerDone = false
   private usage: { u: Usage; api?: string } | null = null
   private trigger: string | undefined
-  private readonly seen = new Set<string>()
+  private readonly seen = new HashSeen()
   private readonly unknown = new Map<string, number>()
   private firstUnknown: number | undefined
 
@@ -133,7 +172,7 @@ export class EventMapper {
       if (span) {
         span.lastLine = no
         span.endByte = offset + buf.length + 1
-      } else if (this.agents.size < 100_000) this.agents.set(agent, { agentId: agent, firstLine: no, lastLine: no, endByte: offset + buf.length + 1 })
+      } else if (this.agents.size < 100_000) this.agents.set(agent, { agentId: agent, firstLine: no, lastLine: no, startByte: offset, endByte: offset + buf.length + 1 })
       return
     }
     if (agent !== this.o.agentId) return
@@ -183,13 +222,14 @@ export class EventMapper {
     }
   }
 
-  /** Event ids are UUIDs; a missing or repeated one is located by its line instead. */
+  /**
+   * Event ids are UUIDs; a missing or repeated one is located by its line instead (so is one whose
+   * hash an earlier id shares, and every one once the table is full: the same file always gives
+   * the same locators, and no locator twice).
+   */
   private locator(ev: JsonObject, no: number): string {
     const id = ev.id
-    if (typeof id === 'string' && id !== '' && id.length <= 200 && !this.seen.has(id)) {
-      if (this.seen.size < 1_000_000) this.seen.add(id)
-      return id
-    }
+    if (typeof id === 'string' && id !== '' && id.length <= 200 && this.seen.add(id)) return id
     return `l${no}`
   }
 

@@ -5,14 +5,14 @@
  * started it, as the other harnesses give sub-agents.
  *
  * Flat memory: the first pass maps the main agent's lines and notes, per
- * sub-agent, only where its lines are (first line, end byte); each sub-agent
- * is then read by one more pass over the log up to its last line, lines
- * before its first one only split, never parsed. Problems are reported by
+ * sub-agent, only where its lines are (first and last line, byte range); each
+ * sub-agent is then read from that byte range only. Problems are reported by
  * the first pass only. With `native: true` the files beside the log
  * (`workspace.yaml`, `checkpoints/`, rewind snapshots) follow the main
  * session as `native` records, so the writer can put the directory back
  * byte for byte.
  */
+import { createReadStream } from 'node:fs'
 import { lstat, readdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -20,9 +20,10 @@ import type { StoreContext } from '../../context.js'
 import { Diagnostics } from '../../diagnostics.js'
 import { readableOf } from '../../io/drain.js'
 import { LineReporter, readLines, type LineContext } from '../../io/line-file.js'
+import { LineSplitter } from '../../io/lines.js'
 import { recordId, sessionKey, type FerryRecord, type NativeRec } from '../../model.js'
 import type { SessionInfo } from '../types.js'
-import { EventMapper } from './events.js'
+import { EventMapper, type AgentSpan } from './events.js'
 import type { ReadOpts } from './flags.js'
 import { EVENTS_FILE, HARNESS } from './paths.js'
 
@@ -83,9 +84,8 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): A
   const header = { ...base.info }
   for (const span of main.agents.values()) {
     const sub = new EventMapper({ ...base, info: header, reporter: new LineReporter(quietly(ctx), HARNESS, file), agentId: span.agentId, parentSid: sid, warn })
-    for await (const l of readLines(quietly(ctx), file, { source: HARNESS, endByte: span.endByte })) {
-      if (l.no < span.firstLine) continue
-      sub.line(l.buf, l.no, l.offset, l.unterminated === true)
+    for await (const l of lineRange(ctx, file, span)) {
+      sub.line(l.buf, l.no, l.offset)
       if (out.length) {
         yield* out
         out = []
@@ -94,6 +94,40 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): A
     sub.finish(true)
     yield* out
     out = []
+  }
+}
+
+/**
+ * The lines of one sub-agent's span of the log (its first line to its last), numbered as in the whole
+ * file. Only the span is read, so sub-agents cost the bytes they cover, not the log before them.
+ */
+async function* lineRange(ctx: StoreContext, file: string, span: AgentSpan): AsyncGenerator<{ buf: Buffer; no: number; offset: number }> {
+  let batch: Array<{ buf: Buffer; no: number; offset: number }> = []
+  let pos = span.startByte
+  const splitter = new LineSplitter({
+    maxLineBytes: ctx.maxLineBytes,
+    onLine: (buf, no) => {
+      batch.push({ buf, no: no + span.firstLine, offset: pos })
+      pos += buf.length + 1
+    },
+    onOverlong: (_no, bytes) => {
+      pos += bytes + 1
+    },
+  })
+  const stream = createReadStream(file, { start: span.startByte, end: span.endByte - 1, highWaterMark: 256 * 1024 })
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      splitter.push(chunk)
+      if (batch.length) {
+        const out = batch
+        batch = []
+        yield* out
+      }
+    }
+    splitter.end()
+    yield* batch
+  } finally {
+    stream.destroy()
   }
 }
 
