@@ -96,6 +96,13 @@ export function idOfRaw(raw: string): string | undefined {
   }
 }
 
+interface HeldBoundary {
+  summary: string
+  ts: string
+  trigger?: string
+  pre_tokens?: number
+}
+
 interface PendingAssistant {
   ts: string
   texts: string[]
@@ -117,6 +124,8 @@ export interface ConversationOptions {
   startTs: string
   /** Writes one line; `orig` is its line in the source log when written verbatim, else -1. */
   out: (line: string, orig: number) => Promise<void>
+  /** Writes compaction `n`'s checkpoint file and gives its path; absent: compactions become visible messages. */
+  checkpoint?: (n: number, summary: string) => Promise<string>
 }
 
 /** The events of one agent (the session's main agent, or one sub-agent). */
@@ -134,7 +143,11 @@ export class Conversation {
   private lastRaw: string | null = null
   private pending: PendingAssistant | null = null
   private readonly open = new Map<string, string>()
-  private boundary: string | null = null
+  private boundary: HeldBoundary | null = null
+  private compactions = 0
+  /** Messages written so far (what a compaction reports as removed) and the model last seen. */
+  private messages = 0
+  private model: string | undefined
   private turn = 0
 
   constructor(private readonly o: ConversationOptions) {
@@ -180,9 +193,15 @@ export class Conversation {
     if (rec.kind === 'boundary') return this.onBoundary(rec)
     if (rec.kind !== 'message') return
     if (this.boundary !== null) {
-      const own = rec.role === 'user' && rec.context === true && rec.context_kind === 'summary'
-      if (!own) await this.summary(this.boundary)
+      const b = this.boundary
       this.boundary = null
+      // A summary message right after the boundary (Claude Code's) is that compaction's summary, not a turn.
+      if (rec.role === 'user' && rec.context === true && rec.context_kind === 'summary') {
+        const text = rec.blocks.map((x) => (x.type === 'text' ? x.text : '')).filter(Boolean).join('\n')
+        this.stamp(rec.ts)
+        return this.compaction({ ...b, summary: text || b.summary })
+      }
+      await this.compaction(b)
     }
     const ts = this.stamp(rec.ts)
     if (rec.role === 'system') return
@@ -192,16 +211,41 @@ export class Conversation {
 
   private async onBoundary(rec: BoundaryRec): Promise<void> {
     if (rec.type !== 'compaction') return
+    if (this.boundary !== null) await this.compaction(this.boundary)
     this.stamp(rec.ts)
     await this.flushAssistant()
     await this.closeOpen()
-    // Whether Copilot replays a written compaction record on resume is not known: the summary goes in as a visible message.
-    this.boundary = rec.summary ?? ''
+    this.boundary = { summary: rec.summary ?? '', ts: this.lastTs, ...(rec.trigger ? { trigger: rec.trigger } : {}), ...(rec.pre_tokens !== undefined ? { pre_tokens: rec.pre_tokens } : {}) }
   }
 
-  private async summary(text: string): Promise<void> {
-    if (!text.trim()) return
-    await this.emit('user.message', { content: `[ferry] The conversation before this point was compacted. Its summary:\n\n${text}`, [FERRY_CONTEXT]: 'summary' })
+  /**
+   * A compaction as Copilot records it (verified: on resume 1.0.102 sends the user's earlier prompts and
+   * this summary, then only the events after it), with its checkpoint file where the writer keeps one;
+   * without one (a sub-agent) the summary is a visible message. No summary: nothing to replace the
+   * history with, so none is dropped.
+   */
+  private async compaction(b: HeldBoundary): Promise<void> {
+    if (!b.summary.trim()) return
+    if (!this.o.checkpoint) {
+      await this.emit('user.message', { content: `[ferry] The conversation before this point was compacted. Its summary:\n\n${b.summary}`, [FERRY_CONTEXT]: 'summary' }, b.ts)
+      return
+    }
+    const n = ++this.compactions
+    const path = await this.o.checkpoint(n, b.summary)
+    const attempt = v5(`${this.o.idBase}:compaction:${n}`)
+    await this.emit('session.compaction_start', { compactionAttemptId: attempt, model: this.model ?? null, trigger: b.trigger === 'manual' ? 'manual' : 'threshold' }, b.ts)
+    await this.emit('session.compaction_complete', {
+      success: true,
+      outcome: 'applied',
+      compactionAttemptId: attempt,
+      preCompactionMessagesLength: this.messages,
+      messagesRemoved: this.messages,
+      summaryContent: b.summary,
+      preCompactionTokens: b.pre_tokens ?? 0,
+      postCompactionTokens: 0,
+      checkpointNumber: n,
+      checkpointPath: path,
+    }, b.ts)
   }
 
   private async user(rec: MessageRec, ts: string): Promise<void> {
@@ -216,6 +260,7 @@ export class Conversation {
       if (rec.context) data[FERRY_CONTEXT] = typeof rec.context_kind === 'string' ? rec.context_kind : 'other'
       else this.firstPrompt ??= content
       if (!rec.context) data.interactionId = v5(`${this.o.idBase}:interaction:${this.turn++}`)
+      this.messages++
       await this.emit('user.message', data, ts)
     }
     if (rec.context && this.o.source !== HARNESS && DROPPED_CONTEXT.has(String(rec.context_kind))) return
@@ -251,6 +296,7 @@ export class Conversation {
     if (b.is_error) data.error = { message: text, code: 'failure' }
     if (typeof b.exit_code === 'number') data.shellExecution = { exitCode: b.exit_code }
     if (this.o.agentId) data.parentToolCallId = this.o.parentToolCallId
+    this.messages++
     await this.emit('tool.execution_complete', data, ts)
   }
 
@@ -268,7 +314,10 @@ export class Conversation {
       this.pending = { ts, texts: [], thinking: [], requests: [] }
     }
     const p = this.pending
-    if (rec.model) p.model ??= rec.model
+    if (rec.model) {
+      p.model ??= rec.model
+      this.model = rec.model
+    }
     if (rec.api_message_id) p.api ??= rec.api_message_id
     if (rec.usage) p.usage = rec.usage
     for (const b of rec.blocks) {
@@ -309,6 +358,7 @@ export class Conversation {
     }
     if (p.api) data.apiCallId = p.api
     if (this.o.agentId) data.parentToolCallId = this.o.parentToolCallId
+    this.messages++
     await this.emit('assistant.message', data, p.ts)
     for (const r of p.requests) {
       this.toolCalls++
@@ -319,7 +369,7 @@ export class Conversation {
 
   /** Everything held is written: the summary of a last compaction, the last response, answers for open calls. */
   async finish(): Promise<void> {
-    if (this.boundary !== null) await this.summary(this.boundary)
+    if (this.boundary !== null) await this.compaction(this.boundary)
     this.boundary = null
     await this.flushAssistant()
     await this.closeOpen()

@@ -73,6 +73,9 @@ class MainWriter implements SessionWriter {
   private readonly orig: number[] = []
   private verbatim = true
   private workspaceRaw = false
+  private indexRaw = false
+  /** The checkpoint files written for compactions (number and file name), for checkpoints/index.md. */
+  private readonly checkpoints: Array<{ n: number; file: string }> = []
 
   private constructor(
     private readonly dir: AtomicDir,
@@ -93,6 +96,7 @@ class MainWriter implements SessionWriter {
         if (this.orig.length < 50_000_000) this.orig.push(orig)
         await this.log.line(line)
       },
+      checkpoint: (n, summary) => this.checkpoint(n, summary),
     })
   }
 
@@ -152,6 +156,15 @@ class MainWriter implements SessionWriter {
     return this.conv.write(rec)
   }
 
+  /** A compaction's summary as Copilot keeps it, `checkpoints/NNN-<slug>.md`; its final path goes into the event. */
+  private async checkpoint(n: number, summary: string): Promise<string> {
+    const file = `${String(n).padStart(3, '0')}-compacted-conversation.md`
+    await mkdir(join(this.dir.tmp, 'checkpoints'), { recursive: true, mode: 0o700 })
+    await writeFile(join(this.dir.tmp, 'checkpoints', file), `# Compacted conversation\n\n${summary}\n`, { mode: 0o600 })
+    if (this.checkpoints.length < 10_000) this.checkpoints.push({ n, file })
+    return join(this.dir.path, 'checkpoints', file)
+  }
+
   private async sideFile(rel: string, data: string, base64: boolean): Promise<void> {
     const parts = rel.split('/')
     if (rel === EVENTS_FILE || parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\0')) || parts.length > 6) {
@@ -159,18 +172,28 @@ class MainWriter implements SessionWriter {
     }
     const path = join(this.dir.tmp, ...parts)
     await mkdir(dirname(path), { recursive: true, mode: 0o700 })
-    await writeFile(path, base64 ? Buffer.from(data, 'base64') : data, { flag: 'wx', mode: 0o600 })
+    // A checkpoint written for a modelled compaction may already be there: the verbatim file wins.
+    await writeFile(path, base64 ? Buffer.from(data, 'base64') : data, { mode: 0o600 })
     if (rel === WORKSPACE_FILE) this.workspaceRaw = true
+    if (rel === 'checkpoints/index.md') this.indexRaw = true
   }
 
   async finish(_end?: EndRec): Promise<WrittenSession> {
     await this.conv.finish()
     await this.log.close()
+    if (this.checkpoints.length && !this.indexRaw) {
+      const rows = this.checkpoints.map((c) => `| ${c.n} | Compacted conversation | ${c.file} |`)
+      await writeFile(
+        join(this.dir.tmp, 'checkpoints', 'index.md'),
+        `# Checkpoint History\n\nCheckpoints are listed in chronological order. Checkpoint 1 is the oldest, higher numbers are more recent.\n\n| # | Title | File |\n|---|-------|------|\n${rows.join('\n')}\n`,
+        { mode: 0o600 },
+      )
+    }
     if (!this.workspaceRaw) {
       const name = this.header.title_source === 'custom' ? this.header.title : this.conv.firstPrompt ?? this.header.title
       await writeFile(
         join(this.dir.tmp, WORKSPACE_FILE),
-        renderWorkspace({ id: this.id, cwd: this.cwd, ...(name ? { name: name.trim() } : {}), created_at: isoOr(this.header.created_at, this.conv.lastTs), updated_at: this.conv.lastTs }),
+        renderWorkspace({ id: this.id, cwd: this.cwd, ...(name ? { name: name.trim() } : {}), summary_count: this.checkpoints.length, created_at: isoOr(this.header.created_at, this.conv.lastTs), updated_at: this.conv.lastTs }),
         { flag: 'wx', mode: 0o600 },
       )
     }

@@ -15,15 +15,17 @@
 import { createReadStream } from 'node:fs'
 import { lstat, readdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
 import { Diagnostics } from '../../diagnostics.js'
-import { readableOf } from '../../io/drain.js'
-import { LineReporter, readLines, type LineContext } from '../../io/line-file.js'
+import { openBytes } from '../../io/bytes.js'
+import { destroyWhenDrained } from '../../io/drain.js'
+import { LineReporter, type LineContext } from '../../io/line-file.js'
 import { LineSplitter } from '../../io/lines.js'
+import { FerryError } from '../../errors.js'
 import { recordId, sessionKey, type FerryRecord, type NativeRec } from '../../model.js'
 import type { SessionInfo } from '../types.js'
-import { EventMapper, type AgentSpan } from './events.js'
+import { EventMapper, type MapperOptions } from './events.js'
 import type { ReadOpts } from './flags.js'
 import { EVENTS_FILE, HARNESS } from './paths.js'
 
@@ -43,91 +45,121 @@ class CountingReporter extends LineReporter {
 const quietly = (ctx: StoreContext): LineContext => ({ diagnostics: new Diagnostics({ stream: null }), maxLineBytes: ctx.maxLineBytes })
 
 export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
-  return readableOf(records(ctx, info, opts))
-}
-
-async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): AsyncGenerator<FerryRecord> {
-  const file = info.path
-  const sid = sessionKey(HARNESS, info.id)
-  const native = opts.native === true
-  const reporter = new CountingReporter(ctx, HARNESS, file)
-  let out: FerryRecord[] = []
-  const push = (r: FerryRecord) => void out.push(r)
-  const base = {
-    sid,
-    nativeId: info.id,
-    file,
-    native,
-    push,
-    info: {
-      ...(info.cwd ? { cwd: info.cwd } : {}),
-      ...(info.title ? { title: info.title, title_source: info.title_source ?? 'first_prompt' } : {}),
-      ...(info.model ? { model: info.model } : {}),
-      ...(info.created_at ? { created_at: info.created_at } : {}),
-      ...(info.agent_version ? { agent_version: info.agent_version } : {}),
-    },
-  }
-  const warn = (detail: string, line: number) => ctx.diagnostics.warn('unsupported', detail, { file, line: line + 1 }, HARNESS)
-  const main = new EventMapper({ ...base, reporter, agentId: null, warn })
-  for await (const l of readLines(ctx, file, { source: HARNESS })) {
-    main.line(l.buf, l.no, l.offset, l.unterminated === true)
-    if (out.length) {
-      yield* out
-      out = []
-    }
-  }
-  main.skipped += reporter.overlongLines
-  main.finish(true, native ? await sideFiles(ctx, sid, dirname(file), info.agent_version) : [])
-  yield* out
-  out = []
-  // The session's cwd and version, as its header gave them, for the sub-agents' headers.
-  const header = { ...base.info }
-  for (const span of main.agents.values()) {
-    const sub = new EventMapper({ ...base, info: header, reporter: new LineReporter(quietly(ctx), HARNESS, file), agentId: span.agentId, parentSid: sid, warn })
-    for await (const l of lineRange(ctx, file, span)) {
-      sub.line(l.buf, l.no, l.offset)
-      if (out.length) {
-        yield* out
-        out = []
-      }
-    }
-    sub.finish(true)
-    yield* out
-    out = []
-  }
+  return new EventLogSource(ctx, info, opts)
 }
 
 /**
- * The lines of one sub-agent's span of the log (its first line to its last), numbered as in the whole
- * file. Only the span is read, so sub-agents cost the bytes they cover, not the log before them.
+ * The log as records, mapped synchronously inside the byte stream's 'data' handler (no promise per
+ * line: what keeps it near the raw loop's speed, as the Codex reader does); the byte stream pauses
+ * whenever push() asks to stop. Phases: the main agent over the whole log, then each sub-agent over
+ * its byte range.
  */
-async function* lineRange(ctx: StoreContext, file: string, span: AgentSpan): AsyncGenerator<{ buf: Buffer; no: number; offset: number }> {
-  let batch: Array<{ buf: Buffer; no: number; offset: number }> = []
-  let pos = span.startByte
-  const splitter = new LineSplitter({
-    maxLineBytes: ctx.maxLineBytes,
-    onLine: (buf, no) => {
-      batch.push({ buf, no: no + span.firstLine, offset: pos })
-      pos += buf.length + 1
-    },
-    onOverlong: (_no, bytes) => {
-      pos += bytes + 1
-    },
-  })
-  const stream = createReadStream(file, { start: span.startByte, end: span.endByte - 1, highWaterMark: 256 * 1024 })
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      splitter.push(chunk)
-      if (batch.length) {
-        const out = batch
-        batch = []
-        yield* out
-      }
+class EventLogSource extends Readable {
+  private bytes: Readable | null = null
+  private started = false
+  private readonly sid: string
+  private readonly base: Omit<MapperOptions, 'reporter' | 'agentId'>
+
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly info: SessionInfo,
+    private readonly opts: ReadOpts,
+  ) {
+    super({ objectMode: true, highWaterMark: 64 })
+    this.sid = sessionKey(HARNESS, info.id)
+    const file = info.path
+    this.base = {
+      sid: this.sid,
+      nativeId: info.id,
+      file,
+      native: opts.native === true,
+      push: (r: FerryRecord) => {
+        if (!this.push(r)) this.bytes?.pause()
+      },
+      info: {
+        ...(info.cwd ? { cwd: info.cwd } : {}),
+        ...(info.title ? { title: info.title, title_source: info.title_source ?? 'first_prompt' } : {}),
+        ...(info.model ? { model: info.model } : {}),
+        ...(info.created_at ? { created_at: info.created_at } : {}),
+        ...(info.agent_version ? { agent_version: info.agent_version } : {}),
+      },
+      warn: (detail: string, line: number) => ctx.diagnostics.warn('unsupported', detail, { file, line: line + 1 }, HARNESS),
     }
-    splitter.end()
-    yield* batch
-  } finally {
-    stream.destroy()
+  }
+
+  override _read(): void {
+    if (!this.started) {
+      this.started = true
+      this.run().catch((err: Error) => destroyWhenDrained(this, err))
+      return
+    }
+    this.bytes?.resume()
+  }
+
+  private async run(): Promise<void> {
+    const file = this.info.path
+    const reporter = new CountingReporter(this.ctx, HARNESS, file)
+    const main = new EventMapper({ ...this.base, reporter, agentId: null })
+    const { stream } = await openBytes(file)
+    await this.phase(stream, main, reporter, 0, 0)
+    main.skipped += reporter.overlongLines
+    main.finish(true, this.opts.native === true ? await sideFiles(this.ctx, this.sid, dirname(file), this.info.agent_version) : [])
+    const quiet = new LineReporter(quietly(this.ctx), HARNESS, file)
+    for (const span of main.agents.values()) {
+      const sub = new EventMapper({ ...this.base, reporter: quiet, agentId: span.agentId, parentSid: this.sid })
+      const range = createReadStream(file, { start: span.startByte, end: span.endByte - 1, highWaterMark: 256 * 1024 })
+      await this.phase(range, sub, quiet, span.firstLine, span.startByte)
+      sub.finish(true)
+    }
+    this.bytes = null
+    this.push(null)
+  }
+
+  /** Maps every line of `stream`, whose first line is line `firstLine` at byte `startByte` of the log. */
+  private phase(stream: Readable, mapper: EventMapper, reporter: LineReporter, firstLine: number, startByte: number): Promise<void> {
+    this.bytes = stream
+    let pos = startByte
+    let ending = false
+    const splitter = new LineSplitter({
+      maxLineBytes: this.ctx.maxLineBytes,
+      onLine: (buf, no) => {
+        mapper.line(buf, no + firstLine, pos, ending)
+        pos += buf.length + 1
+      },
+      onOverlong: (no, bytes) => {
+        reporter.overlong(no + firstLine, bytes)
+        pos += bytes + 1
+      },
+    })
+    return new Promise<void>((resolve, reject) => {
+      stream.on('data', (chunk: Buffer) => {
+        try {
+          splitter.push(chunk)
+        } catch (err) {
+          stream.destroy()
+          reject(err)
+        }
+      })
+      stream.on('end', () => {
+        // Whatever end() flushes is the last line without its newline: a torn one is reported as such.
+        ending = true
+        try {
+          splitter.end()
+          resolve()
+        } catch (err) {
+          reject(err)
+        }
+      })
+      stream.on('error', (err: Error) => {
+        const line = splitter.lineNo + firstLine + 1
+        reject(new FerryError(`${err.message} (read failed inside line ${line}; every complete line before it was read)`, { code: 'unreadable', source: HARNESS, position: { file: this.info.path, line }, cause: err }))
+      })
+    })
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    this.bytes?.destroy()
+    cb(err)
   }
 }
 

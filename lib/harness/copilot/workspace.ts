@@ -50,14 +50,14 @@ export async function readWorkspace(path: string): Promise<Workspace | null> {
 const quote = (s: string) => `'${s.replace(/[\r\n]+/g, ' ').replace(/'/g, "''")}'`
 
 /** The file for a written session, in the key order Copilot CLI 1.0.102 writes. */
-export function renderWorkspace(w: { id: string; cwd: string; name?: string; created_at: string; updated_at: string }): string {
+export function renderWorkspace(w: { id: string; cwd: string; name?: string; summary_count?: number; created_at: string; updated_at: string }): string {
   const lines = [
     `id: ${w.id}`,
     `cwd: ${quote(w.cwd)}`,
     'client_name: github/cli',
     ...(w.name ? [`name: ${quote(w.name.length > 200 ? `${w.name.slice(0, 199)}…` : w.name)}`] : []),
     'user_named: false',
-    'summary_count: 0',
+    `summary_count: ${w.summary_count ?? 0}`,
     'fork_count: 0',
     `created_at: ${w.created_at}`,
     `updated_at: ${w.updated_at}`,

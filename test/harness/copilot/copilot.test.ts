@@ -137,10 +137,15 @@ t.test('what Copilot cannot hold is made visible; a sub-agent needs its parent',
   t.same(asked.data.toolRequests.map((r: any) => [r.toolCallId, r.name, r.arguments]), [['call_odd_id', 'bash', { command: 'ls' }]], 'Bash → bash, the id made safe')
   const answered = evs.find((e) => e.type === 'tool.execution_complete')!
   t.match(answered.data, { toolCallId: 'call_odd_id', success: false, result: { content: /No result was recorded/ } }, 'an unanswered call gets a visible failure')
-  t.match(users[1], /compacted\. Its summary:\n\nFERRY-SUMMARY/, 'the compaction summary as a visible message')
+  t.same(users.slice(1), ['go on'], 'no summary message: the compaction is a record of its own')
+  const done = evs.find((e) => e.type === 'session.compaction_complete')!
+  t.match(done.data, { success: true, summaryContent: 'FERRY-SUMMARY of the earlier turns', checkpointNumber: 1 }, 'the boundary as the compaction Copilot replays on resume')
+  t.equal(evs[evs.indexOf(done) - 1]!.type, 'session.compaction_start')
+  t.match(readFileSync(done.data.checkpointPath, 'utf8'), /FERRY-SUMMARY/, 'its checkpoint file, where the event says')
+  t.match(readFileSync(join(done.data.checkpointPath, '..', 'index.md'), 'utf8'), /\| 1 \| .* \| 001-/)
   t.equal(evs.find((e) => e.type === 'session.start')!.data.selectedModel, 'claude-sonnet-4.5')
   const back = await k.read(k.ctx(out), w!.path)
-  t.match(msgs(back).find((m) => m.blocks.some((b) => b.type === 'text' && b.text.includes('FERRY-SUMMARY'))), { context: true, context_kind: 'summary' }, 'read back as context')
+  t.match(back.find((r) => r.kind === 'boundary'), { type: 'compaction', summary: 'FERRY-SUMMARY of the earlier turns', replaces_history: true }, 'read back as the boundary')
   // A sub-agent whose parent is nowhere: refused, nothing written.
   const orphan: FerryRecord[] = [
     { kind: 'session', ferry: '1.0', sid: 'ferry:sub-9', id: 'ferry:sub-9:session', source: { harness: 'ferry', locator: {} }, native_id: 'sub-9', parent: { sid: 'ferry:nowhere', kind: 'subagent', tool_use_id: 'toolu_x' } },
