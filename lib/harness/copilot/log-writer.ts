@@ -86,6 +86,18 @@ export class LineOut {
   }
 }
 
+/** An event line with its `parentId` set (the chain around events written from the model). */
+export function withParent(text: string, id: string | null): string {
+  try {
+    const o = JSON.parse(text) as Record<string, unknown>
+    if (o.parentId === id) return text
+    o.parentId = id
+    return JSON.stringify(o)
+  } catch {
+    return text
+  }
+}
+
 /** The id of a verbatim event line (the envelope's `"id"`, after `data`). */
 export function idOfRaw(raw: string): string | undefined {
   try {
@@ -140,6 +152,10 @@ export class Conversation {
   tokens = 0
   toolCalls = 0
   private n = 0
+  /** Calls whose start event was written from the model (their verbatim start line is then skipped). */
+  private readonly started = new Set<string>()
+  /** The last verbatim line was a usage record: the response that follows has its usage already. */
+  private rawUsage = false
   private lastRaw: string | null = null
   private pending: PendingAssistant | null = null
   private readonly open = new Map<string, string>()
@@ -154,7 +170,8 @@ export class Conversation {
     this.lastTs = o.startTs
   }
 
-  private chainId(): string | null {
+  /** The id of the last event written (the chain's end). */
+  chainId(): string | null {
     if (this.lastRaw !== null) {
       this.lastId = idOfRaw(this.lastRaw) ?? this.lastId
       this.lastRaw = null
@@ -179,8 +196,16 @@ export class Conversation {
   async raw(raw: string, orig: number): Promise<void> {
     await this.flushAssistant()
     this.open.clear()
-    await this.o.out(raw, orig)
-    this.lastRaw = raw
+    // After events written from the model (a transform changed their records), the chain goes on through them.
+    // Lines that a modelled response of the same call already stands for are not written twice.
+    if (this.started.size && raw.startsWith('{"type":"tool.execution_start"')) {
+      const id = (JSON.parse(raw) as { data?: { toolCallId?: unknown } }).data?.toolCallId
+      if (typeof id === 'string' && this.started.delete(id)) return
+    }
+    this.rawUsage = raw.startsWith('{"type":"session.usage_record"')
+    const text = this.lastRaw === null && this.lastId !== null ? withParent(raw, this.lastId) : raw
+    await this.o.out(text, text === raw ? orig : -1)
+    this.lastRaw = text
     if (this.firstId === null) this.firstId = idOfRaw(raw) ?? null
   }
 
@@ -341,7 +366,7 @@ export class Conversation {
     this.pending = null
     const content = p.texts.filter((t) => t !== '').join('\n\n')
     if (!content && !p.requests.length && !p.thinking.length) return
-    if (p.usage) {
+    if (p.usage && !this.rawUsage) {
       const u = p.usage
       this.tokens += (u.input_tokens ?? 0) + (u.output_tokens ?? 0)
       const usage: Record<string, unknown> = { model: p.model ?? null, inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0, cacheReadTokens: u.cache_read_tokens ?? 0, cacheWriteTokens: u.cache_write_tokens ?? 0 }
@@ -360,8 +385,10 @@ export class Conversation {
     if (this.o.agentId) data.parentToolCallId = this.o.parentToolCallId
     this.messages++
     await this.emit('assistant.message', data, p.ts)
+    this.rawUsage = false
     for (const r of p.requests) {
       this.toolCalls++
+      if (this.o.source === HARNESS && this.started.size < 4096) this.started.add(r.toolCallId)
       this.open.set(r.toolCallId, r.name)
       await this.emit('tool.execution_start', { toolCallId: r.toolCallId, toolName: r.name, arguments: r.arguments, ...(this.o.agentId ? { parentToolCallId: this.o.parentToolCallId } : {}) }, p.ts)
     }

@@ -27,7 +27,7 @@ import { parseSessionKey, sourceHarness, type EndRec, type FerryRecord, type Nat
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
 import { DEFAULT_MODEL, type WriteOpts } from './flags.js'
-import { Conversation, LineOut, idOfRaw, safeToolId, v5 } from './log-writer.js'
+import { Conversation, LineOut, idOfRaw, safeToolId, v5, withParent } from './log-writer.js'
 import { EVENTS_FILE, HARNESS, WORKSPACE_FILE, agentIdOf, isUuid, sessionDir, store } from './paths.js'
 import { renderWorkspace } from './workspace.js'
 
@@ -383,7 +383,7 @@ class AgentWriter implements SessionWriter {
           fixNext = true
         }
         if (fixNext) {
-          text = withParent(text, this.conv.lastId)
+          text = withParent(text, this.conv.chainId())
           fixNext = false
         }
         await out.write(text + '\n')
@@ -418,15 +418,4 @@ async function holds(path: string, needle: string): Promise<boolean> {
   return false
 }
 
-/** An event line with its `parentId` set (the chain around inserted events). */
-function withParent(text: string, id: string | null): string {
-  try {
-    const o = JSON.parse(text) as Record<string, unknown>
-    if (o.parentId === id) return text
-    o.parentId = id
-    return JSON.stringify(o)
-  } catch {
-    return text
-  }
-}
 

@@ -169,3 +169,21 @@ t.test('ferry continue --with copilot prints the resume command', async (t) => {
   const id = /--resume=([0-9a-f-]{36})/.exec(c.stdout)![1]!
   t.ok(existsSync(join(home, '.copilot', 'session-state', id, 'events.jsonl')), 'written into the store the command names')
 })
+
+t.test('a Copilot session one of whose records a transform changed: the rest verbatim, one chain, nothing twice', async (t) => {
+  const home = fixtureHome(t)
+  let n = 0
+  const recs = (await k.read(k.ctx(home), MAIN, { native: true })).map((r) => {
+    if (r.kind !== 'message' || r.role !== 'assistant' || r.sid !== `copilot:${MAIN}` || n++ !== 1) return r
+    const { native: _n, ...rest } = r
+    return { ...rest, blocks: r.blocks.map((b) => (b.type === 'text' ? { ...b, text: `${b.text} [changed]` } : b)) } as MessageRec
+  })
+  const out = join(tempDir(t, 'ferry-copilot-mixed-'), 'home')
+  const [w] = await k.write(k.ctx(out), recs)
+  const evs = events(w!.path)
+  const src = events(join(home, '.copilot', 'session-state', MAIN, 'events.jsonl'))
+  t.ok(evs.some((e) => e.type === 'assistant.message' && String(e.data.content).endsWith('[changed]')), 'the change is written')
+  t.same(evs.map((e) => e.type).sort(), src.map((e) => e.type).sort(), 'the same events: no usage record or tool start written twice')
+  const ids = new Set(evs.map((e) => e.id))
+  t.same(evs.slice(1).filter((e) => !ids.has(e.parentId)).map((e) => e.type), [], 'every parentId names an event of the log')
+})
