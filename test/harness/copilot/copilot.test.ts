@@ -31,6 +31,12 @@ t.test('the committed fixture is what make-fixtures.mjs makes', async (t) => {
   const committed = join(FIXTURES, 'copilot', 'home')
   t.same(files(dir), files(committed), 'the same files')
   for (const rel of files(dir)) t.ok(readFileSync(join(dir, rel)).equals(readFileSync(join(committed, rel))), `${rel}: the same bytes`)
+  const sample = join(tempDir(t, 'ferry-copilot-gen-'), 'home')
+  const s = spawnSync(process.execPath, [join(FIXTURES, 'copilot', 'make-fixtures.mjs'), sample, '--sample'], { cwd: ROOT, encoding: 'utf8' })
+  t.equal(s.status, 0, s.stderr)
+  const shared = join(FIXTURES, 'home', '.copilot')
+  t.same(files(join(sample, '.copilot')), files(shared), 'the sample HOME: the same files')
+  for (const rel of files(shared)) t.ok(readFileSync(join(sample, '.copilot', rel)).equals(readFileSync(join(shared, rel))), `sample ${rel}: the same bytes`)
 })
 
 t.test('reading: the main agent, then its sub-agent as a linked session', async (t) => {
