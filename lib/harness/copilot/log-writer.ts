@@ -220,9 +220,10 @@ export class Conversation {
     if (this.boundary !== null) {
       const b = this.boundary
       this.boundary = null
-      // A summary message right after the boundary (Claude Code's) is that compaction's summary, not a turn.
-      if (rec.role === 'user' && rec.context === true && rec.context_kind === 'summary') {
-        const text = rec.blocks.map((x) => (x.type === 'text' ? x.text : '')).filter(Boolean).join('\n')
+      // A summary message right after the boundary (Claude Code's user one, OpenCode's assistant one) is that compaction's summary, not a turn.
+      // (Only when the boundary has none of its own, or the message repeats it: Codex's carried-over turns are turns.)
+      const text = rec.role !== 'system' && rec.context === true && rec.context_kind === 'summary' ? rec.blocks.map((x) => (x.type === 'text' ? x.text : '')).filter(Boolean).join('\n') : undefined
+      if (text !== undefined && (!b.summary.trim() || text.includes(b.summary.trim()))) {
         this.stamp(rec.ts)
         return this.compaction({ ...b, summary: text || b.summary })
       }
