@@ -23,8 +23,8 @@ type Rec = Record<string, any>
 
 const SOURCES = ['claude-code', 'codex', 'opencode'] as const
 const TARGETS = writable().filter((h) => h.kind === 'store' && !h.holdsCopies).map((h) => h.id)
-/** Targets whose stored tool results are text only (docs/formats/cursor.md): the image becomes a placeholder. */
-const TEXT_ONLY_RESULTS = new Set(['cursor'])
+/** Targets whose stored tool results are text only (docs/formats/cursor.md, copilot.md): the image becomes a placeholder. */
+const TEXT_ONLY_RESULTS = new Set(['cursor', 'copilot'])
 /** Targets with no compaction record ferry can write: the summary is a visible context message instead. */
 // ZCode has a compaction part, but its resume starts the model context at it: ferry writes the
 // summary as ZCode's own compact-summary message instead (docs/formats/zcode.md).
