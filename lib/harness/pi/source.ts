@@ -204,6 +204,7 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): A
     }
     if (!out) continue
     if (out.kind === 'message') {
+      placed(out, where)
       counts.messages++
       counts.tool_uses += out.blocks.filter((b) => b.type === 'tool_use').length
     } else if (out.kind === 'native') counts.native++
