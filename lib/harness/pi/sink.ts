@@ -29,7 +29,12 @@ import { entryIdFor, isSafeSessionId, uuidV7For } from './ids.js'
 import { HARNESS, projectDirName, sessionFileName, sessionsDir } from './paths.js'
 
 /** Pi's `api` for a session from another agent, by the agent it came from (the wire its model spoke). */
-const API_OF: Record<string, string> = { 'claude-code': 'anthropic-messages', codex: 'openai-responses', cursor: 'anthropic-messages' }
+const API_OF: Record<string, string> = { 'claude-code': 'anthropic-messages', codex: 'openai-responses' }
+/**
+ * Pi's provider id for it: Pi resumes with the last assistant message's provider and model when that
+ * provider has credentials, and falls back to the configured default model otherwise.
+ */
+const PROVIDER_OF: Record<string, string> = { 'claude-code': 'anthropic', codex: 'openai' }
 const ID_KEY = new Set(['id'])
 
 export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
@@ -177,8 +182,19 @@ class PiWriter implements SessionWriter {
   private async user(m: MessageRec): Promise<void> {
     let k = 0
     for (const b of m.blocks) {
+      if (b.type === 'tool_use') {
+        // A command the user ran in the agent (Claude Code's `/model sonnet`): Pi keeps its own commands out of the
+        // model's context too, so it is kept as a `custom` entry with its result.
+        this.commands.add(b.id)
+        await this.entry(m, 'custom', { customType: 'ferry', data: { role: 'user', kind: 'command', name: b.native_name ?? b.name, input: b.input } }, k++)
+        continue
+      }
       if (b.type !== 'tool_result') continue
       const content = resultParts(b.content)
+      if (this.commands.delete(b.tool_use_id)) {
+        await this.entry(m, 'custom', { customType: 'ferry', data: { role: 'user', kind: 'command-result', text: resultText(b.content) } }, k++)
+        continue
+      }
       if (!this.openCalls.delete(b.tool_use_id)) {
         // A result whose call is not in this session: the model would reject it as a tool result, so it is user text.
         this.ctx.diagnostics.warn('orphan-result', `tool result ${b.tool_use_id} has no call in the session; written as text`, { file: this.file.path }, HARNESS)
@@ -210,6 +226,8 @@ class PiWriter implements SessionWriter {
   }
 
   private readonly callNames = new Map<string, string>()
+  /** Commands the user ran (tool calls in user messages), whose results are kept beside them. */
+  private readonly commands = new Set<string>()
 
   private assistant(m: MessageRec): Promise<void> | void {
     const content: JsonObject[] = []
@@ -254,7 +272,7 @@ class PiWriter implements SessionWriter {
     for (const c of h.calls) this.openCalls.add(c)
     const source = sourceHarness(this.header)
     const api = (this.same && typeof m.x?.['pi.api'] === 'string' ? m.x['pi.api'] : undefined) ?? API_OF[source] ?? 'openai-completions'
-    const provider = this.opts.provider ?? (this.same && typeof m.x?.['pi.provider'] === 'string' ? m.x['pi.provider'] : undefined) ?? this.header.provider ?? source
+    const provider = this.opts.provider ?? (this.same && typeof m.x?.['pi.provider'] === 'string' ? m.x['pi.provider'] : undefined) ?? this.header.provider ?? PROVIDER_OF[source] ?? source
     const model = this.opts.model ?? m.model ?? this.model ?? 'unknown'
     const msg: JsonObject = {
       role: 'assistant',
@@ -288,15 +306,18 @@ class PiWriter implements SessionWriter {
     if (!summary) summary = '[ferry] The conversation was compacted here; the source kept no readable summary.'
     // Everything before the compaction is summarised: the first kept entry is the one after it (Pi's own, when known).
     const kept = this.same && typeof b.x?.['pi.first_kept'] === 'string' ? this.entryOf.get(b.x['pi.first_kept'] as string) : undefined
-    const id = entryIdFor(`${this.id}:${b.id}#first-kept`, new Set([...this.ids]))
-    if (!kept) this.reserved = id
+    const id = entryIdFor(`${this.id}:${b.id}#first-kept`, this.ids)
     const parentRef = typeof b.x?.['pi.parent'] === 'string' ? (b.x['pi.parent'] as string) : undefined
     await this.entry(
       { id: b.id, ts: b.ts, ...(parentRef ? { parent: parentRef } : {}), ...(b.x?.['pi.inactive'] ? { branch: { active: false } } : {}) },
       'compaction',
       { summary, firstKeptEntryId: kept ?? id, tokensBefore: b.pre_tokens ?? 0, ...(this.same && b.x?.['pi.details'] !== undefined ? { details: b.x['pi.details'] } : {}) },
     )
-    if (!kept) this.ids.add(id)
+    if (!kept) {
+      // Reserved after the compaction entry took its own id: the next entry on the path takes this one.
+      this.ids.add(id)
+      this.reserved = id
+    }
   }
 
   async finish(end?: EndRec): Promise<WrittenSession> {
