@@ -38,7 +38,13 @@ const PROVIDER_OF: Record<string, string> = { 'claude-code': 'anthropic', codex:
 const ID_KEY = new Set(['id'])
 
 export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
-  return new SessionSink(ctx, HARNESS, (header) => PiWriter.open(ctx, opts, header))
+  // Session key → file written in this run: a sub-agent session names its parent's file as `parentSession`.
+  const written = new Map<string, string>()
+  return new SessionSink(ctx, HARNESS, async (header) => {
+    const w = await PiWriter.open(ctx, opts, header, written.get(header.parent?.sid ?? ''))
+    written.set(header.sid, w.path)
+    return w
+  })
 }
 
 const isPiRaw = (r: FerryRecord): boolean => 'native' in r && typeof r.native?.raw === 'string' && r.native.format.startsWith(`${HARNESS}/`)
@@ -84,7 +90,11 @@ class PiWriter implements SessionWriter {
     this.title = header.title
   }
 
-  static async open(ctx: StoreContext, opts: WriteOpts, header: SessionRec): Promise<PiWriter> {
+  get path(): string {
+    return this.file.path
+  }
+
+  static async open(ctx: StoreContext, opts: WriteOpts, header: SessionRec, parentPath?: string): Promise<PiWriter> {
     const same = sourceHarness(header) === HARNESS
     const sessions = opts.out ? { dir: join(resolve(opts.out), 'sessions'), flat: false } : sessionsDir(ctx)
     const cwd = header.cwd && /^[/\\]|^[A-Za-z]:[/\\]/.test(header.cwd) && !header.cwd.includes('\0') ? header.cwd : ctx.home
@@ -101,6 +111,8 @@ class PiWriter implements SessionWriter {
     const h: JsonObject = { type: 'session', version: 3, id, timestamp: new Date(created).toISOString(), cwd }
     const ps = header.x?.['pi.parent_session']
     if (same && typeof ps === 'string') h.parentSession = ps
+    // Pi has no sub-agents: one from another agent is a session of its own that names the session it served.
+    else if (parentPath) h.parentSession = parentPath
     await w.file.write(`${rawHeader ?? JSON.stringify(h)}\n`)
     return w
   }
