@@ -312,9 +312,13 @@ class PiWriter implements SessionWriter {
     const b = this.compaction!
     this.compaction = null
     let summary = b.summary?.trim() ? b.summary : ''
-    const nextSummary = next && next.context && next.context_kind === 'summary' ? next.blocks.map((x) => (x.type === 'text' ? x.text : '')).join('\n') : ''
-    if (!summary && nextSummary) summary = nextSummary
-    if (nextSummary) this.skipSummary = true
+    const nextText = next && next.context && next.context_kind === 'summary' ? next.blocks.map((x) => (x.type === 'text' ? x.text : '')).join('\n') : ''
+    // The message after the boundary is its summary (Claude Code) only when the boundary has none or it repeats it;
+    // otherwise it is history the compaction kept (Codex's replacement history) and goes on as context.
+    if (nextText && (!summary || nextText.includes(summary.trim()))) {
+      summary ||= nextText
+      this.skipSummary = true
+    }
     if (!summary) summary = '[ferry] The conversation was compacted here; the source kept no readable summary.'
     // Everything before the compaction is summarised: the first kept entry is the one after it (Pi's own, when known).
     const kept = this.same && typeof b.x?.['pi.first_kept'] === 'string' ? this.entryOf.get(b.x['pi.first_kept'] as string) : undefined
