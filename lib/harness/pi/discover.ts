@@ -12,6 +12,7 @@ import { AmbiguousError, reason } from '../../errors.js'
 import { isObj, sessionKey, type JsonObject } from '../../model.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import { mapAhead } from '../../io/ahead.js'
+import { lineStart } from '../../io/json-bytes.js'
 import { parseJsonLine, readEnds, readHead } from '../../io/line-file.js'
 import { openDiscoveryCache } from '../discovery-cache.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
@@ -50,7 +51,10 @@ export function headerOf(v: unknown): JsonObject | null {
   return isObj(v) && v.type === 'session' && typeof v.id === 'string' && v.id !== '' ? v : null
 }
 
-const parse = (b: Buffer): unknown => parseJsonLine(b)
+const parse = (b: Buffer): unknown => parseJsonLine(b.subarray(lineStart(b)))
+
+/** Pi's file name, `<ISO time with - for : and .>_<id>.jsonl`: a session even when its header is damaged. */
+const PI_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z_([A-Za-z0-9-]+)\.jsonl$/
 
 /** Cheap metadata of one file; null when its first line is not a Pi header. */
 export async function infoFor(ctx: StoreContext, path: string): Promise<SessionInfo | null> {
@@ -63,12 +67,14 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
   }
   const first = ends.head.lines[0]
   const h = first && first.length <= ctx.maxLineBytes ? headerOf(parse(first)) : null
-  if (!h) return null
-  const id: string = h.id
+  // A damaged header in a file Pi named is still that session (reading it reports the header); any other file is not Pi's.
+  const named = PI_NAME.exec(basename(path))?.[1]
+  if (!h && !named) return null
+  const id: string = h ? h.id : named!
   const info: SessionInfo = { harness: HARNESS, id, sid: sessionKey(HARNESS, id), path, locator: { path }, bytes: ends.size }
-  if (typeof h.cwd === 'string' && h.cwd) info.cwd = h.cwd
-  if (typeof h.timestamp === 'string') info.created_at = h.timestamp
-  for (const b of ends.head.lines.slice(1)) {
+  if (typeof h?.cwd === 'string' && h.cwd) info.cwd = h.cwd
+  if (typeof h?.timestamp === 'string') info.created_at = h.timestamp
+  for (const b of ends.head.lines.slice(h ? 1 : 0)) {
     if (b.length > ctx.maxLineBytes) continue
     const e = parse(b)
     if (isObj(e) && e.type === 'message' && isObj(e.message) && e.message.role === 'user') {
@@ -77,7 +83,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
       break
     }
   }
-  let named = false
+  let hasName = false
   const tail = ends.tail ?? []
   for (let i = tail.length - 1; i >= 0; i--) {
     const e = parse(tail[i]!)
@@ -85,15 +91,15 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
     if (!info.updated_at && typeof e.timestamp === 'string' && e.type !== 'session') info.updated_at = e.timestamp
     if (!info.model && e.type === 'message' && isObj(e.message) && e.message.role === 'assistant' && typeof e.message.model === 'string') info.model = e.message.model
     if (!info.model && e.type === 'model_change' && typeof e.modelId === 'string') info.model = e.modelId
-    if (!named && e.type === 'session_info') {
-      named = true
+    if (!hasName && e.type === 'session_info') {
+      hasName = true
       const name = typeof e.name === 'string' ? e.name.trim() : ''
       if (name) [info.title, info.title_source] = [name, 'custom']
     }
-    if (info.updated_at && info.model && named) break
+    if (info.updated_at && info.model && hasName) break
   }
   info.updated_at ??= ends.mtime.toISOString()
-  if (typeof h.parentSession === 'string' && h.parentSession) {
+  if (typeof h?.parentSession === 'string' && h.parentSession) {
     info.parent = sessionKey(HARNESS, idFromFileName(basename(h.parentSession)))
   }
   return info

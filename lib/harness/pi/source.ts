@@ -133,11 +133,14 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): A
     const { no, buf } = line
     if (lineStart(buf) >= buf.length) continue
     const raw = nativeOn ? buf.toString('utf8') : undefined
-    const v = buf.length >= LEAN_LINE_BYTES ? parseJsonBytes(buf) : parseJsonLine(buf)
+    // Leading NULs, a BOM or blanks are read past (the top-level scan of the first pass does the same).
+    const body = buf.subarray(lineStart(buf))
+    const v = body.length >= LEAN_LINE_BYTES ? parseJsonBytes(body) : parseJsonLine(body)
     if (!header) {
       const h = headerOf(v)
       header = makeHeader(h, raw)
-      if (!h) ctx.diagnostics.error('bad-record', 'the first line is not a Pi session header (Pi would treat this file as empty)', { file: path, line: no + 1 }, HARNESS)
+      // An unparsable first line is reported below as the bad line it is; a parsed one that is no header here.
+      if (!h && !(v instanceof Error) && isObj(v)) ctx.diagnostics.error('bad-record', 'the first line is not a Pi session header (Pi would treat this file as empty)', { file: path, line: no + 1 }, HARNESS)
       yield header
       if (h) continue
     }

@@ -76,13 +76,21 @@ t.test('a missing parent, an unknown entry and a torn last line are located diag
   t.match(recs.at(-1), { kind: 'end', complete: false, counts: { skipped_lines: 1 } })
 })
 
-t.test('a file whose first line is not a header is not a Pi session', async (t) => {
+t.test('a file without a Pi header is not a Pi session unless Pi named it; a damaged header is reported and the rest read', async (t) => {
   const h = home(t)
-  const f = join(h, '.pi/agent/sessions/--x--/2026-01-01T00-00-00-000Z_abc.jsonl')
-  cpSync(join(h, FILE1), f)
-  writeFileSync(f, readFileSync(f, 'utf8').split('\n').slice(1).join('\n'))
-  t.same((await k.discover(k.ctx(h))).map((s) => s.id).sort(), [S1, '6f1d2c3b-4a59-4e8f-9b7a-0c1d2e3f4a5b'].sort())
-  t.equal(await k.h.resolve!(k.ctx(h), f), null)
+  const text = readFileSync(join(h, FILE1), 'utf8').split('\n')
+  const other = join(h, '.pi/agent/sessions/--x--/notes.jsonl')
+  cpSync(join(h, FILE1), other)
+  writeFileSync(other, text.slice(1).join('\n'))
+  t.equal(await k.h.resolve!(k.ctx(h), other), null, 'not a session: no header, not a Pi file name')
+  const whole = (await k.read(k.ctx(h), S1)).filter((r) => r.kind === 'message').map((r) => r.id)
+  writeFileSync(join(h, FILE1), ['{"type":"sess', ...text.slice(1)].join('\n'))
+  const ctx = k.ctx(h)
+  t.same((await k.discover(ctx)).map((s) => s.id).sort(), [S1, '6f1d2c3b-4a59-4e8f-9b7a-0c1d2e3f4a5b'].sort(), 'the damaged one is listed by its file name')
+  const recs = await k.read(ctx, S1)
+  t.same(ctx.diagnostics.items.map((d) => `${d.code}:${d.position?.line}`), ['bad-line:1'], 'the header is the one bad line')
+  t.same(recs.filter((r) => r.kind === 'message').map((r) => r.id), whole, 'every entry is still read, with the same ids')
+  t.match(recs.at(-1), { kind: 'end', complete: false })
 })
 
 t.test('PI_CODING_AGENT_SESSION_DIR: sessions directly in the folder', async (t) => {
