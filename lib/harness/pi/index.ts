@@ -15,7 +15,6 @@ export const pi = defineHarness({
   name: 'Pi',
   kind: 'store',
   resumeHint: 'pi --session <id>',
-  independentSessions: false,
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools,
 })

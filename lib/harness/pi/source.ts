@@ -9,6 +9,7 @@
  * so nothing in the file is lost and the conversation is the resumed one.
  */
 import { stat } from 'node:fs/promises'
+import { basename } from 'node:path'
 import { Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
 import { Diagnostics } from '../../diagnostics.js'
@@ -33,7 +34,6 @@ import { assistantBlocks, resultContent, stopOf, usageOf, userBlocks } from './b
 import { headerOf } from './discover.js'
 import { HARNESS, idFromFileName } from './paths.js'
 import { bashExecutionText } from './text.js'
-import { basename } from 'node:path'
 
 export const FORMAT = 'pi/jsonl'
 const TOP = new Set(['type', 'id', 'parentId'])

@@ -3,7 +3,7 @@
  * (`read`, `bash`, `edit`, `write`, `grep`, `find`, `ls`). `edit` takes a
  * list of replacements (`edits: [{oldText, newText}]`, Pi 0.73); the older
  * single `{oldText, newText}` form is read too. Pi's bash timeout is in
- * seconds, canonical timeouts in milliseconds. Table and sources: docs/tools.md.
+ * seconds, canonical timeouts in milliseconds. Sources: docs/formats/pi.md.
  */
 import { isObj, num, obj, str } from '../../vocabulary/build.js'
 import type { Out, Rule, ToolInput, ToolVocabulary } from '../../vocabulary/types.js'
