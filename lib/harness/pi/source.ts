@@ -5,8 +5,9 @@
  * resumes is the path from the last entry (the leaf) up to the root. A first
  * pass scans only the top-level `id`, `parentId` and `type` of each line (no
  * JSON.parse) into a compact table and marks that path; the second pass maps
- * every entry in file order, those off the path marked `branch.active: false`,
- * so nothing in the file is lost and the conversation is the resumed one.
+ * every entry in file order. Entries off the path are native records marked
+ * `x['pi.inactive']` with their fields, so nothing in the file is lost, Pi's
+ * writer puts the tree back, and the conversation is the one Pi resumes.
  */
 import { stat } from 'node:fs/promises'
 import { basename } from 'node:path'
@@ -206,6 +207,12 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): A
       }
     }
     if (!out) continue
+    if (!active && out.kind !== 'native') {
+      // Off the path Pi resumes: a native record (as Claude Code's reader keeps a rewound branch), so a writer of
+      // another format never puts an abandoned branch into the conversation; its fields let Pi's writer rebuild it.
+      const { id: _i, parentId: _p, type: _t, timestamp: _ts, ...fields } = e
+      out = { kind: 'native', ...base, native_type: `pi/${e.type}`, ts, x: { 'pi.fields': fields, ...(parent ? { 'pi.parent': parent } : {}), 'pi.inactive': true } } satisfies NativeRec
+    }
     if (out.kind === 'message') {
       placed(out, where)
       counts.messages++

@@ -18,10 +18,10 @@ t.test('the active path is the conversation; the branch left by /tree is kept, i
   const h = home(t)
   const recs = await k.read(k.ctx(h), S1)
   const msgs = recs.filter((r): r is MessageRec => r.kind === 'message')
-  const inactive = msgs.filter((m) => m.branch?.active === false).map((m) => m.id.split(':').pop())
-  t.same(inactive, ['18293a4b', '293a4b5c'], 'the two entries off the path, and nothing else')
-  const label = recs.find((r): r is NativeRec => r.kind === 'native' && r.native_type === 'pi/label')!
-  t.equal(label.x?.['pi.inactive'], true, 'the label hangs off the abandoned branch')
+  const inactive = recs.filter((r): r is NativeRec => r.kind === 'native' && r.x?.['pi.inactive'] === true)
+  t.same(inactive.map((r) => [r.id.split(':').pop(), r.native_type]), [['18293a4b', 'pi/message'], ['293a4b5c', 'pi/message'], ['3a4b5c6d', 'pi/label']], 'the entries off the path, and nothing else')
+  t.match(inactive[0]!.x, { 'pi.parent': `pi:${S1}:0718293a`, 'pi.fields': { message: { role: 'user', content: [{ text: 'No, switch the project to vitest instead.' }] } } }, 'with their parent and fields')
+  t.notOk(msgs.some((m) => m.id.endsWith(':18293a4b')), 'not in the conversation')
   const yes = msgs.find((m) => m.id.endsWith(':4b5c6d7e'))!
   t.equal(yes.parent, `pi:${S1}:0718293a`, 'the resumed branch names its branch point as parent')
   const header = recs.find((r): r is SessionRec => r.kind === 'session')!

@@ -119,3 +119,17 @@ t.test('a sub-agent session from another agent is a session of its own naming it
   const header = JSON.parse(readFileSync(written[1]!.path, 'utf8').split('\n')[0]!)
   t.equal(header.parentSession, written[0]!.path)
 })
+
+t.test("a Pi session read without its raw lines is written back with the same tree", async (t) => {
+  const { cpSync } = await import('node:fs')
+  const { FIXTURES } = await import('../../kit.js')
+  const src = tempDir(t, 'ferry-pi-src-')
+  cpSync(join(FIXTURES, 'pi', 'home'), src, { recursive: true })
+  const recs = await k.read(k.ctx(src), '019a8f2c', { native: false })
+  const out = tempDir(t, 'ferry-pi-w-')
+  const [w] = await k.write(k.ctx(out), recs)
+  const orig = readFileSync(join(src, '.pi/agent/sessions/--home-dev-demo-app--/2026-11-05T14-02-11-482Z_019a8f2c-3b1e-7d40-9a6b-5c1e2f3a4b5c.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l))
+  const back = readFileSync(w!.path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l))
+  t.same(back.map((e) => [e.type, e.id, e.parentId]), orig.map((e) => [e.type, e.id, e.parentId]), 'every entry, its id and its parent')
+  t.same(back.at(-1), orig.at(-1), 'the same leaf')
+})
