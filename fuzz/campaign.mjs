@@ -34,6 +34,7 @@ export function targets() {
     { name: 'claude-code', ref: 'claude-code:0b9e6c1a-4d2f-4a8b-9c1d-00000000de00', rel: '.claude/projects/-home-dev-demo-app/0b9e6c1a-4d2f-4a8b-9c1d-00000000de00.jsonl' },
     { name: 'codex', ref: 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b', rel: '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl' },
     { name: 'copilot', home: join(ROOT, 'fixtures/copilot/home'), ref: 'copilot:6c2e4f10-3b7a-4d2e-9f1c-5a8b7c6d5e4f', rel: '.copilot/session-state/6c2e4f10-3b7a-4d2e-9f1c-5a8b7c6d5e4f/events.jsonl' },
+    { name: 'pi', ref: 'pi:019a8f2c-3b1e-7d40-9a6b-5c1e2f3a4b5c', home: join(ROOT, 'fixtures/pi/home'), rel: '.pi/agent/sessions/--home-dev-demo-app--/2026-11-05T14-02-11-482Z_019a8f2c-3b1e-7d40-9a6b-5c1e2f3a4b5c.jsonl' },
     ...(zstd ? [{ name: 'codex-zstd', ref: 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b', rel: '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl', zstd: true }] : []),
   ]
 }

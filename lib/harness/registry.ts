@@ -14,10 +14,11 @@ import { grok } from './grok/index.js'
 import { cursor } from './cursor/index.js'
 import { zcode } from './zcode/index.js'
 import { copilot } from './copilot/index.js'
+import { pi } from './pi/index.js'
 import { ferry } from './ferry/index.js'
 import { archive } from './archive/index.js'
 
-const list = [claudeCode, codex, opencode, grok, cursor, zcode, copilot, ferry, archive] as const
+const list = [claudeCode, codex, opencode, grok, cursor, zcode, copilot, pi, ferry, archive] as const
 
 /** A registered harness id. */
 export type HarnessId = (typeof list)[number]['id']

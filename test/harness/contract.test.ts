@@ -48,6 +48,7 @@ const specs: ContractSpec[] = [
     },
   },
   { harness: 'copilot', fixture: 'copilot', roundTrip: 'bytes', storage: { lines: true } },
+  { harness: 'pi', fixture: 'pi', roundTrip: 'bytes', storage: { lines: true } },
   { harness: 'ferry', fixture: 'ferry', roundTrip: 'records', storage: { lines: true } },
 ]
 
