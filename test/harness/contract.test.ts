@@ -47,6 +47,7 @@ const specs: ContractSpec[] = [
       'no-overwrite': 'sessions are rows in one shared database: --force replaces them inside one transaction, not a file (test/harness/zcode covers exists, unchanged bytes and force)',
     },
   },
+  { harness: 'gemini', fixture: 'gemini', roundTrip: 'bytes', storage: { lines: true } },
   { harness: 'ferry', fixture: 'ferry', roundTrip: 'records', storage: { lines: true } },
 ]
 

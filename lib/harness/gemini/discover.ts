@@ -74,13 +74,15 @@ export async function sessionInfo(ctx: StoreContext, path: string, cwd: string |
   const created = iso(meta.startTime)
   if (created) info.created_at = created
   let updated = iso(meta.lastUpdated)
-  let summary = typeof meta.summary === 'string' ? meta.summary : undefined
+  // A sub-agent's summary is its result object, not a title.
+  const sub = meta.kind === 'subagent'
+  let summary = typeof meta.summary === 'string' && !sub ? meta.summary : undefined
   for (const buf of ends.tail ?? []) {
     const v = parseJsonLine(buf)
     if (!isObj(v)) continue
     const set: JsonObject | undefined = isObj(v.$set) ? v.$set : undefined
     if (set && iso(set.lastUpdated)) updated = iso(set.lastUpdated)
-    if (set && typeof set.summary === 'string') summary = set.summary
+    if (set && typeof set.summary === 'string' && !sub) summary = set.summary
     if (!set && typeof v.timestamp === 'string' && iso(v.timestamp) && (!updated || iso(v.timestamp)! > updated)) updated = iso(v.timestamp)
   }
   if (updated) info.updated_at = updated

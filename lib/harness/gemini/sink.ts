@@ -104,6 +104,8 @@ class GeminiWriter implements SessionWriter {
     const created = isoOr(header.created_at, new Date().toISOString())
     const path = parent ? chatPath(root, slug, parent.id, `${id}.jsonl`) : chatPath(root, slug, sessionFileName(created, id))
     await insideRoot(root, path)
+    // Known before the file is made: a sub-agent of a parent that already exists goes under the stored one.
+    if (!parent) parents.set(header.sid, { id, slug })
     if (!parent && !opts.force) {
       // The same session under another minute's file name is the same session.
       const dir = join(projectDir(root, slug), 'chats')
@@ -123,7 +125,6 @@ class GeminiWriter implements SessionWriter {
         await writeWholeFile(join(root, 'projects.json'), JSON.stringify(registry, null, 2), { force: true, root })
       }
     }
-    if (!parent) parents.set(header.sid, { id, slug })
     const note = `Gemini CLI lists a session only in its project: resume it from ${project}`
     const written: WrittenSession = { harness: 'gemini', id, path, from: header.sid, cwd: project, note, ...(header.title ? { title: header.title } : {}) }
     const w = new GeminiWriter(file, header, id, source, commitRegistry, written, opts.force === true)

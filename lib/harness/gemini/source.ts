@@ -70,7 +70,7 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
       source: { harness: 'gemini', locator: { path: file } },
       native_id: info.id,
       ...(info.cwd ? { cwd: info.cwd } : {}),
-      ...(plan.summary ? { title: plan.summary.trim().split('\n')[0]!.slice(0, 200), title_source: 'summary' } : info.title ? { title: info.title, ...(info.title_source ? { title_source: info.title_source } : {}) } : {}),
+      ...(plan.summary && !link ? { title: plan.summary.trim().split('\n')[0]!.slice(0, 200), title_source: 'summary' } : info.title ? { title: info.title, ...(info.title_source ? { title_source: info.title_source } : {}) } : {}),
       ...(iso(meta?.startTime) ? { created_at: iso(meta?.startTime)! } : {}),
       ...(iso(plan.lastUpdated ?? meta?.lastUpdated) ? { updated_at: iso(plan.lastUpdated ?? meta?.lastUpdated)! } : {}),
       ...(link ? { parent: link } : {}),
@@ -131,6 +131,11 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
         count('message')
         yield { kind: 'message', role: 'user', ts, blocks: results as Block[], sid, id: `${id}#results`, seq: seq++, parent: id, ...rn, ...(inactive ? { branch: { active: false } } : {}) } as MessageRec
       }
+      return
+    }
+    if (r.type !== 'info' && r.type !== 'error' && r.type !== 'warning') {
+      count('native')
+      yield { kind: 'native', native_type: `gemini/${String(r.type)}`, ts, ...base } as FerryRecord
       return
     }
     // info / error / warning: UI notices, never sent to the model.
