@@ -18,7 +18,7 @@ import { ExistsError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import { AtomicFile, exists, writeWholeFile } from '../../io/atomic.js'
 import { insideRoot } from '../../io/inside-root.js'
-import { isObj, sourceHarness, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type SessionRec, type ToolResultBlock } from '../../model.js'
+import { isObj, resultText, sourceHarness, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type SessionRec, type ToolResultBlock } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { blocksToParts, functionResponsePart, mediaPart, resultImages, type Part } from '../family/gemini-parts.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
@@ -222,7 +222,12 @@ class GeminiWriter implements SessionWriter {
     }
     if (rest.length === 0 && m.blocks.length > 0) return
     this.flushTurn()
-    const parts = blocksToParts(rest, () => '')
+    // A user record holds no calls, and a response only right after its call (the API refuses anything else):
+    // a call the user ran (a local command) and a result with no call of this turn are written as text.
+    const parts = blocksToParts(
+      rest.map((b) => (b.type === 'tool_use' ? { type: 'text' as const, text: `[${b.name}] ${JSON.stringify(b.input)}` } : b.type === 'tool_result' ? { type: 'text' as const, text: resultText(b.content) } : b)),
+      () => '',
+    )
     if (parts.length === 0 && rest.length === 0) return
     const id = this.msgId(m)
     if (inactive) this.rewindFrom ??= id
