@@ -12,12 +12,13 @@ import { codex } from './codex/index.js'
 import { opencode } from './opencode/index.js'
 import { grok } from './grok/index.js'
 import { gemini } from './gemini/index.js'
+import { qwen } from './qwen/index.js'
 import { cursor } from './cursor/index.js'
 import { zcode } from './zcode/index.js'
 import { ferry } from './ferry/index.js'
 import { archive } from './archive/index.js'
 
-const list = [claudeCode, codex, opencode, grok, cursor, zcode, gemini, ferry, archive] as const
+const list = [claudeCode, codex, opencode, grok, cursor, zcode, gemini, qwen, ferry, archive] as const
 
 /** A registered harness id. */
 export type HarnessId = (typeof list)[number]['id']
