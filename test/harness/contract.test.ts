@@ -48,6 +48,7 @@ const specs: ContractSpec[] = [
     },
   },
   { harness: 'gemini', fixture: 'gemini', roundTrip: 'bytes', storage: { lines: true } },
+  { harness: 'qwen', fixture: 'qwen', roundTrip: 'bytes', storage: { lines: true } },
   { harness: 'ferry', fixture: 'ferry', roundTrip: 'records', storage: { lines: true } },
 ]
 
