@@ -33,6 +33,8 @@ export function targets() {
     { name: 'interchange', file: join(ROOT, 'fixtures/ferry/codex-demo.ferry.jsonl') },
     { name: 'claude-code', ref: 'claude-code:0b9e6c1a-4d2f-4a8b-9c1d-00000000de00', rel: '.claude/projects/-home-dev-demo-app/0b9e6c1a-4d2f-4a8b-9c1d-00000000de00.jsonl' },
     { name: 'codex', ref: 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b', rel: '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl' },
+    { name: 'gemini', home: join(ROOT, 'fixtures/gemini/home'), ref: 'gemini:3f0c2a9e-1b7d-4c55-9e21-5a8d7c6b4e10', rel: '.gemini/tmp/demo-app/chats/session-2026-11-20T09-30-3f0c2a9e.jsonl' },
+    { name: 'qwen', home: join(ROOT, 'fixtures/qwen/home'), ref: 'qwen:d3b1c0de-5e6f-4a7b-8c9d-0e1f2a3b4c5d', rel: '.qwen/projects/-home-dev-demo-app/chats/d3b1c0de-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl' },
     ...(zstd ? [{ name: 'codex-zstd', ref: 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b', rel: '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl', zstd: true }] : []),
   ]
 }
@@ -180,7 +182,7 @@ async function readAs(target, bytes, dir) {
   } else {
     const home = join(dir, 'home')
     rmSync(home, { recursive: true, force: true })
-    cpSync(join(HOME, dirname(target.rel).split('/')[0]), join(home, target.rel.split('/')[0]), { recursive: true })
+    cpSync(join(target.home ?? HOME, dirname(target.rel).split('/')[0]), join(home, target.rel.split('/')[0]), { recursive: true })
     const file = join(home, target.rel)
     if (target.zstd) {
       writeFileSync(file, bytes)
@@ -252,7 +254,7 @@ const idsOf = (records) => new Set(records.filter((r) => r.kind === 'message' ||
  * the counts of this run and, for a failure, a line saying what happened.
  */
 export async function runOne(target, m, dir) {
-  const original = target.file ? readFileSync(target.file) : readFileSync(join(HOME, target.rel))
+  const original = target.file ? readFileSync(target.file) : readFileSync(join(target.home ?? HOME, target.rel))
   const { bytes, at } = applyMutation(original, m)
   const counts = { inputs: 1, crashes: 0, hangs: 0, lost: 0, changed: 0, partial: 0 }
   const notes = []
@@ -322,7 +324,7 @@ export async function runOne(target, m, dir) {
 
 /** Source stores are never changed: the fixture files' hashes before and after the whole campaign. */
 export function sourceHashes() {
-  const files = targets().map((t) => t.file ?? join(HOME, t.rel))
+  const files = targets().map((t) => t.file ?? join(t.home ?? HOME, t.rel))
   return new Map(files.map((f) => [f, sha(readFileSync(f))]))
 }
 

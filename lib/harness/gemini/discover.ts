@@ -16,6 +16,7 @@ import { parseJsonLine, readEnds } from '../../io/line-file.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { isSessionFileName, store } from './paths.js'
 import { isTypedPrompt, textOf } from './records.js'
+import { stripBom } from '../family/gemini-lines.js'
 
 const HEAD_BYTES = 256 * 1024
 const TAIL_BYTES = 64 * 1024
@@ -58,6 +59,24 @@ export async function projectRoot(projectDir: string, reg?: Map<string, string>)
   return (reg ?? (await registry(dirname(dirname(projectDir))))).get(basename(projectDir))
 }
 
+/**
+ * The id of a recording whose metadata line is unreadable: a sub-agent's file stem, else the
+ * full id a folder of the session names (`chats/<id>/`, `tool-outputs/session-<id>/`) matching
+ * the 8 characters of the file name, else the file stem.
+ */
+async function idFromFolders(path: string, parent?: string): Promise<string> {
+  const stem = basename(path, '.jsonl')
+  if (parent) return stem
+  const short = /-([0-9a-f]{8})$/.exec(stem)?.[1]
+  if (short) {
+    const chats = dirname(path)
+    const named = [...(await entries(chats)).filter((e) => e.dir).map((e) => e.name), ...(await entries(join(dirname(chats), 'tool-outputs'))).map((e) => e.name.replace(/^session-/, ''))]
+    const hit = named.find((n) => n.startsWith(short) && n.length > short.length)
+    if (hit) return hit
+  }
+  return stem
+}
+
 /** Everything `ls` shows about one session file; null when it is not a Gemini chat recording. */
 export async function sessionInfo(ctx: StoreContext, path: string, cwd: string | undefined, parent?: string): Promise<SessionInfo | null> {
   let ends
@@ -66,9 +85,19 @@ export async function sessionInfo(ctx: StoreContext, path: string, cwd: string |
   } catch {
     return null
   }
-  const meta = ends.head.lines[0] ? parseJsonLine(ends.head.lines[0]) : undefined
-  if (!isObj(meta) || typeof meta.sessionId !== 'string' || !meta.sessionId || 'id' in meta || 'type' in meta) return null
-  const id = meta.sessionId
+  const parsed = ends.head.lines[0] ? parseJsonLine(stripBom(ends.head.lines[0])) : undefined
+  let meta: JsonObject = isObj(parsed) && typeof parsed.sessionId === 'string' && parsed.sessionId && !('id' in parsed) && !('type' in parsed) ? parsed : {}
+  let id: string | undefined = meta.sessionId
+  if (!id) {
+    // A damaged metadata line: still a recording when its other lines are, under the id its folders name.
+    const isRecording = ends.head.lines.slice(1).some((b) => {
+      const v = parseJsonLine(b)
+      return isObj(v) && ((typeof v.id === 'string' && typeof v.type === 'string') || isObj(v.$set))
+    })
+    if (!isRecording) return null
+    id = await idFromFolders(path, parent)
+    meta = {}
+  }
   const info: SessionInfo = { harness: 'gemini', id, sid: sessionKey('gemini', id), path, locator: { path } }
   if (cwd) info.cwd = cwd
   const created = iso(meta.startTime)

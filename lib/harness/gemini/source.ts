@@ -25,6 +25,7 @@ import type { ReadOpts } from './flags.js'
 import { callResults, contextKindOf, modelBlocks, portableCallId, textOf } from './records.js'
 import { replay } from './replay.js'
 import { sessionInfo } from './discover.js'
+import { stripBom } from '../family/gemini-lines.js'
 
 export const FORMAT = 'gemini/jsonl'
 
@@ -153,7 +154,7 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
   }
 
   for await (const line of readLines(ctx, file, { source: 'gemini' })) {
-    const raw = line.buf.toString('utf8')
+    const raw = (line.no === 0 ? stripBom(line.buf) : line.buf).toString('utf8')
     if (raw.trim() === '') continue
     let v: unknown
     try {

@@ -9,12 +9,13 @@
 import { lstat, readdir } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { isObj, sessionKey } from '../../model.js'
+import { isObj, sessionKey, type JsonObject } from '../../model.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import { mapAhead } from '../../io/ahead.js'
 import { parseJsonLine, readEnds } from '../../io/line-file.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { store } from './paths.js'
+import { stripBom } from '../family/gemini-lines.js'
 import { typedText } from './records.js'
 
 const HEAD_BYTES = 256 * 1024
@@ -43,10 +44,18 @@ export async function sessionInfo(ctx: StoreContext, path: string, parent?: stri
   } catch {
     return null
   }
-  const first = ends.head.lines[0] ? parseJsonLine(ends.head.lines[0]) : undefined
-  if (!isObj(first) || typeof first.sessionId !== 'string' || typeof first.uuid !== 'string' || typeof first.type !== 'string') return null
-  const id = parent ? basename(path, '.jsonl') : first.sessionId
-  if (!parent && id !== basename(path, '.jsonl')) return null
+  // The first record that parses (a damaged first line does not hide the session); the id is the file stem.
+  let first: JsonObject | undefined
+  for (const buf of ends.head.lines) {
+    const v = parseJsonLine(stripBom(buf))
+    if (isObj(v) && typeof v.sessionId === 'string' && typeof v.uuid === 'string' && typeof v.type === 'string') {
+      first = v
+      break
+    }
+  }
+  if (!first) return null
+  const id = basename(path, '.jsonl')
+  if (!parent && first.sessionId !== id) return null
   const info: SessionInfo = { harness: 'qwen', id, sid: sessionKey('qwen', id), path, locator: { path } }
   if (typeof first.cwd === 'string' && first.cwd) info.cwd = first.cwd
   if (typeof first.version === 'string') info.agent_version = first.version

@@ -23,6 +23,7 @@ import type { SessionInfo } from '../types.js'
 import type { ReadOpts } from './flags.js'
 import { sessionInfo } from './discover.js'
 import { splitReminders, toolResults } from './records.js'
+import { stripBom } from '../family/gemini-lines.js'
 
 const PREFIX = /^\{"uuid":"([^"\\]+)","parentUuid":(?:null|"([^"\\]+)")/
 
@@ -105,7 +106,7 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
   }
 
   for await (const line of readLines(ctx, file, { source: 'qwen' })) {
-    const raw = line.buf.toString('utf8')
+    const raw = (line.no === 0 ? stripBom(line.buf) : line.buf).toString('utf8')
     if (raw.trim() === '') continue
     let v: unknown
     try {
