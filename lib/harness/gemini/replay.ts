@@ -32,7 +32,7 @@ const SET_PREFIX = Buffer.from('{"$set":')
 const MESSAGES_KEY = Buffer.from('"messages":[')
 
 /** The `id` of a line Gemini wrote (`JSON.stringify` of a record whose first key is `id`), without parsing the rest. */
-function fastId(buf: Buffer): string | undefined {
+export function fastId(buf: Buffer): string | undefined {
   if (!buf.subarray(0, ID_PREFIX.length).equals(ID_PREFIX)) return undefined
   const end = buf.indexOf(0x22, ID_PREFIX.length)
   if (end < 0) return undefined

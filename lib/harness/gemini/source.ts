@@ -23,7 +23,7 @@ import { partsToBlocks, usageOfTokens } from '../family/gemini-parts.js'
 import type { SessionInfo } from '../types.js'
 import type { ReadOpts } from './flags.js'
 import { callResults, contextKindOf, modelBlocks, portableCallId, textOf } from './records.js'
-import { replay } from './replay.js'
+import { fastId, replay } from './replay.js'
 import { sessionInfo } from './discover.js'
 import { stripBom } from '../family/gemini-lines.js'
 
@@ -33,7 +33,8 @@ interface Item {
   id: string
   no: number
   raw: string
-  value: JsonObject
+  /** The last copy's record; null until it is parsed. */
+  value: JsonObject | null
   /** Earlier copies and the `$set` lines that came between them. */
   merged: Array<{ line: number; raw: string }>
   done: boolean
@@ -55,9 +56,11 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
   let skipped = 0
   let headerDone = false
   let seq = 0
+  // Call ids whose results were read, until the next typed prompt: the separate copy follows its turn.
   const answered = new Set<string>()
   const subagents: Array<{ agentId: string; callId: string }> = []
-  const emitted = new Set<string>()
+  // Emitted ids are marked -1 in the first pass's map (no second set of every id).
+  const emitted = { has: (id: string) => plan.lastLine.get(id) === -1, add: (id: string) => void plan.lastLine.set(id, -1) }
   const queue: Item[] = []
   const byId = new Map<string, Item>()
   let lastModel: string | undefined
@@ -84,6 +87,14 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
 
   /** One complete message record → its records. */
   function* convert(item: Item): Generator<FerryRecord> {
+    if (!item.value) {
+      try {
+        const v = JSON.parse(item.raw)
+        item.value = isObj(v) ? v : {}
+      } catch {
+        item.value = {}
+      }
+    }
     const r = item.value
     const firstTime = !emitted.has(item.id)
     emitted.add(item.id)
@@ -102,6 +113,7 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
         yield { kind: 'native', native_type: 'gemini/function-response', ts, ...base } as FerryRecord
         return
       }
+      if (!fresh.some((b) => b.type === 'tool_result')) answered.clear()
       for (const b of fresh) if (b.type === 'tool_result') answered.add(b.tool_use_id)
       const m: MessageRec = { kind: 'message', role: 'user', ts, blocks: fresh, ...base }
       const ck = contextKindOf(textOf(r.content))
@@ -154,6 +166,24 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
   }
 
   for await (const line of readLines(ctx, file, { source: 'gemini' })) {
+    // An earlier copy of a record a later line replaces: only its place (and bytes, for a native pass) matter.
+    const early = line.no > 0 ? fastId(line.buf) : undefined
+    if (early !== undefined && headerDone && (plan.lastLine.get(early) ?? -1) > line.no) {
+      // Kept unparsed: parsed only if the later copy never comes (a file cut short).
+      const item = byId.get(early)
+      const raw = line.buf.toString('utf8')
+      if (!item) {
+        const it: Item = { id: early, no: line.no, raw, value: null, merged: [], done: false }
+        byId.set(early, it)
+        queue.push(it)
+      } else {
+        if (nativeOn) item.merged.push({ line: item.no, raw: item.raw })
+        item.no = line.no
+        item.raw = raw
+        item.value = null
+      }
+      continue
+    }
     const raw = (line.no === 0 ? stripBom(line.buf) : line.buf).toString('utf8')
     if (raw.trim() === '') continue
     let v: unknown
@@ -185,7 +215,7 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
         byId.set(v.id, item)
         queue.push(item)
       } else {
-        item.merged.push({ line: item.no, raw: item.raw })
+        if (nativeOn) item.merged.push({ line: item.no, raw: item.raw })
         item.no = line.no
         item.raw = raw
         item.value = v
@@ -196,7 +226,7 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
     }
     if (isObj(v.$set) && !Array.isArray(v.$set.messages) && queue.length) {
       // Bookkeeping between two copies of a record: it travels with that record.
-      queue[0]!.merged.push({ line: line.no, raw })
+      if (nativeOn) queue[0]!.merged.push({ line: line.no, raw })
       continue
     }
     // Anything else waits for the records before it.
@@ -212,7 +242,13 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
     if (isObj(v.$set) && Array.isArray(v.$set.messages)) {
       const msgs = v.$set.messages.filter((m: unknown): m is JsonObject => isObj(m) && typeof m.id === 'string' && typeof m.type === 'string')
       const keeps = new Set(msgs.map((m: JsonObject) => m.id as string))
-      const dropped = [...emitted].some((e) => !keeps.has(e) && !plan.rewound.has(e))
+      let dropped = false
+      for (const [e, at] of plan.lastLine) {
+        if (at === -1 && !keeps.has(e) && !plan.rewound.has(e)) {
+          dropped = true
+          break
+        }
+      }
       if (dropped) {
         count('boundary')
         yield { kind: 'boundary', type: 'compaction', sid, id: at, seq: seq++, ts: null, replaces_history: true, ...(nat ? { native: nat } : {}) }
