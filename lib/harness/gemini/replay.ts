@@ -18,7 +18,7 @@ import { readLines } from '../../io/line-file.js'
 import { Diagnostics } from '../../diagnostics.js'
 
 export interface Replay {
-  /** id → 0-based line of its last copy in a message line. */
+  /** id → 0-based line of its last copy in a message line (-2: only in a checkpoint; the source marks emitted ids -1). */
   lastLine: Map<string, number>
   /** Ids a `$rewindTo` removed that no later line brought back. */
   rewound: Set<string>
@@ -52,12 +52,24 @@ export async function replay(ctx: StoreContext, file: string): Promise<Replay> {
   const lastLine = new Map<string, number>()
   const rewound = new Set<string>()
   // The loader's Map, in its order: what a rewind cuts.
-  const live = new Map<string, true>()
+  // One map, in the loader's order, of the ids it holds (what a rewind cuts) → line of the last copy
+  // (-2: none yet, a checkpoint's); ids a rewind or checkpoint removed wait in `gone`, usually empty.
+  const live = lastLine
+  const gone = new Map<string, number>()
   const out: Replay = { lastLine, rewound }
   const upsert = (id: string, no: number | undefined) => {
-    if (no !== undefined) lastLine.set(id, no)
-    if (!live.has(id)) live.set(id, true)
-    rewound.delete(id)
+    let prev = live.get(id)
+    if (prev === undefined && gone.has(id)) {
+      prev = gone.get(id)
+      gone.delete(id)
+      rewound.delete(id)
+    }
+    live.set(id, no ?? prev ?? -2)
+  }
+  const remove = (id: string, byRewind: boolean) => {
+    gone.set(id, live.get(id)!)
+    live.delete(id)
+    if (byRewind) rewound.add(id)
   }
   // Diagnostics belong to the second pass, which reports every bad line once.
   const quiet = { diagnostics: new Diagnostics({ stream: null }), maxLineBytes: ctx.maxLineBytes }
@@ -74,27 +86,22 @@ export async function replay(ctx: StoreContext, file: string): Promise<Replay> {
     if (!isObj(v)) continue
     if (typeof v.$rewindTo === 'string' || buf.subarray(0, REWIND_PREFIX.length).equals(REWIND_PREFIX)) {
       const target = String(v.$rewindTo)
+      const cut = live.has(target)
       let found = false
-      for (const k of live.keys()) {
+      for (const k of [...live.keys()]) {
         if (k === target) found = true
-        if (found) {
-          live.delete(k)
-          rewound.add(k)
-        }
-      }
-      if (!found) {
-        for (const k of live.keys()) rewound.add(k)
-        live.clear()
+        if (found || !cut) remove(k, true)
       }
     } else if (isObj(v.$set)) {
       const set = v.$set
       if (typeof set.summary === 'string') out.summary = set.summary
       if (typeof set.lastUpdated === 'string') out.lastUpdated = set.lastUpdated
       if (Array.isArray(set.messages)) {
-        live.clear()
+        for (const k of [...live.keys()]) remove(k, false)
         for (const m of set.messages) if (isObj(m) && typeof m.id === 'string') upsert(m.id, undefined)
       }
     } else if (typeof v.id === 'string' && typeof v.type === 'string') upsert(v.id, line.no)
   }
+  for (const [k, v] of gone) live.set(k, v)
   return out
 }

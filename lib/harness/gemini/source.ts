@@ -209,7 +209,8 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
     }
     if (typeof v.id === 'string' && typeof v.type === 'string') {
       let item = byId.get(v.id)
-      const last = plan.lastLine.get(v.id) ?? line.no
+      const at = plan.lastLine.get(v.id)
+      const last = at !== undefined && at >= 0 ? at : line.no
       if (!item) {
         item = { id: v.id, no: line.no, raw, value: v, merged: [], done: false }
         byId.set(v.id, item)
