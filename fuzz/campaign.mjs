@@ -35,6 +35,8 @@ export function targets() {
     { name: 'codex', ref: 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b', rel: '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl' },
     { name: 'copilot', home: join(ROOT, 'fixtures/copilot/home'), ref: 'copilot:6c2e4f10-3b7a-4d2e-9f1c-5a8b7c6d5e4f', rel: '.copilot/session-state/6c2e4f10-3b7a-4d2e-9f1c-5a8b7c6d5e4f/events.jsonl' },
     { name: 'pi', ref: 'pi:019a8f2c-3b1e-7d40-9a6b-5c1e2f3a4b5c', home: join(ROOT, 'fixtures/pi/home'), rel: '.pi/agent/sessions/--home-dev-demo-app--/2026-11-05T14-02-11-482Z_019a8f2c-3b1e-7d40-9a6b-5c1e2f3a4b5c.jsonl' },
+    { name: 'gemini', home: join(ROOT, 'fixtures/gemini/home'), ref: 'gemini:3f0c2a9e-1b7d-4c55-9e21-5a8d7c6b4e10', rel: '.gemini/tmp/demo-app/chats/session-2026-11-20T09-30-3f0c2a9e.jsonl' },
+    { name: 'qwen', home: join(ROOT, 'fixtures/qwen/home'), ref: 'qwen:d3b1c0de-5e6f-4a7b-8c9d-0e1f2a3b4c5d', rel: '.qwen/projects/-home-dev-demo-app/chats/d3b1c0de-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl' },
     ...(zstd ? [{ name: 'codex-zstd', ref: 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b', rel: '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl', zstd: true }] : []),
   ]
 }

@@ -37,6 +37,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
  * the fast set: 545 (about 4.5 minutes on two quiet cores).
  */
 export const FULL_ONLY = [
+  // Gemini CLI and Qwen Code beyond the contract: fixture reads, writes read back, one Claude Code → each through the CLI. 18 CPU-s (90 s) for the two.
+  'test/harness/gemini/gemini.test.ts',
+  'test/harness/qwen/qwen.test.ts',
   // Every sample session converted into every other harness and read back: ~25 pairs × 3 processes. 76 s (217 s).
   'test/core/matrix.test.ts',
   // `ferry continue` from every sample session into every store target. 21 s (133 s).

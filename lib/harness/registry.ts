@@ -11,6 +11,8 @@ import { claudeCode } from './claude-code/index.js'
 import { codex } from './codex/index.js'
 import { opencode } from './opencode/index.js'
 import { grok } from './grok/index.js'
+import { gemini } from './gemini/index.js'
+import { qwen } from './qwen/index.js'
 import { cursor } from './cursor/index.js'
 import { zcode } from './zcode/index.js'
 import { copilot } from './copilot/index.js'
@@ -18,7 +20,7 @@ import { pi } from './pi/index.js'
 import { ferry } from './ferry/index.js'
 import { archive } from './archive/index.js'
 
-const list = [claudeCode, codex, opencode, grok, cursor, zcode, copilot, pi, ferry, archive] as const
+const list = [claudeCode, codex, opencode, grok, cursor, zcode, copilot, pi, gemini, qwen, ferry, archive] as const
 
 /** A registered harness id. */
 export type HarnessId = (typeof list)[number]['id']

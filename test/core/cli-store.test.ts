@@ -18,7 +18,7 @@ t.test('ls filters by harness, cwd and date', async (t) => {
   const since = jsonl((await ferry(['--home', HOME, 'ls', '--json', '--since', '2026-11-10'])).stdout)
   // Samples dated before 2026-11-10 (claude-code, codex) are left out; Cursor's transcript carries no
   // times, so its date is the file's (the checkout's) and it is always recent.
-  t.same(since.map((s) => s.harness).sort(), ['cursor', 'grok', 'opencode', 'zcode'], 'only the newer samples')
+  t.same(since.map((s) => s.harness).sort(), ['cursor', 'gemini', 'grok', 'opencode', 'qwen', 'zcode'], 'only the newer samples')
   for (const s of since) t.ok(Date.parse(s.updated_at ?? s.created_at) >= Date.parse('2026-11-10'))
   const bad = await ferry(['--home', HOME, 'ls', '--since', 'yesterday-ish'])
   t.equal(bad.code, 2)

@@ -49,6 +49,8 @@ const specs: ContractSpec[] = [
   },
   { harness: 'copilot', fixture: 'copilot', roundTrip: 'bytes', storage: { lines: true } },
   { harness: 'pi', fixture: 'pi', roundTrip: 'bytes', storage: { lines: true } },
+  { harness: 'gemini', fixture: 'gemini', roundTrip: 'bytes', storage: { lines: true } },
+  { harness: 'qwen', fixture: 'qwen', roundTrip: 'bytes', storage: { lines: true } },
   { harness: 'ferry', fixture: 'ferry', roundTrip: 'records', storage: { lines: true } },
 ]
 

@@ -109,6 +109,9 @@ async function looksLikeClaude(ctx: LineContext, path: string): Promise<boolean>
     if (typeof o !== 'object' || o === null || Array.isArray(o)) return false
     const r = o as Record<string, unknown>
     if ('payload' in r || 'kind' in r) return false
+    // Qwen Code's records have Claude's envelope but carry a Gemini Content (`parts`, never `content`).
+    const m = r.message as Record<string, unknown> | undefined
+    if (m && typeof m === 'object' && 'parts' in m && !('content' in m)) return false
     return ENTRY_KEYS.some((k) => k in r) || (typeof r.type === 'string' && CLAUDE_TYPES.has(r.type))
   }
   return false
