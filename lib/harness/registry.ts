@@ -13,10 +13,11 @@ import { opencode } from './opencode/index.js'
 import { grok } from './grok/index.js'
 import { cursor } from './cursor/index.js'
 import { zcode } from './zcode/index.js'
+import { kilo } from './kilo/index.js'
 import { ferry } from './ferry/index.js'
 import { archive } from './archive/index.js'
 
-const list = [claudeCode, codex, opencode, grok, cursor, zcode, ferry, archive] as const
+const list = [claudeCode, codex, opencode, grok, cursor, zcode, kilo, ferry, archive] as const
 
 /** A registered harness id. */
 export type HarnessId = (typeof list)[number]['id']

@@ -1,0 +1,7 @@
+/**
+ * Kilo's tool vocabulary: OpenCode's (`../family/opencode-tools.ts`); the
+ * fork keeps OpenCode's tool names and argument keys (`bash`, `read`,
+ * `edit {filePath, oldString, newString}`, `task`, …), as its genuine
+ * sessions show (docs/formats/kilo.md).
+ */
+export { openCodeTools as tools } from '../family/opencode-tools.js'
