@@ -4,8 +4,9 @@
 // journal, sub-agent sessions, spilled outputs). The rest is the contract's.
 import t from 'tap'
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { delimiter, join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { FerryRecord, MessageRec, SessionRec, ToolResultBlock } from '../../../lib/model.js'
 import { databases, primaryDb } from '../../../lib/harness/kilo/paths.js'
@@ -75,24 +76,33 @@ t.test('read: agent code, usage on assistant records, the spilled output, then t
   t.ok(msgs.some((m) => m.sid === `kilo:${child}` && m.blocks.some((b) => b.type === 'text' && /vitest is missing/.test(b.text))), 'the sub-agent conversation')
 })
 
-t.test('a database Kilo is writing (pages only in -wal) reads fully and stays untouched', async (t) => {
+/** Kilo holding `<home>/.local/share/kilo/kilo.db` open (fixtures/kilo/live-writer.mjs), its rows only in -wal; `stop` closes it. */
+async function liveKilo(t: any) {
   const dir = tempDir(t, 'ferry-kilo-wal-')
-  const data = join(dir, '.local/share/kilo')
-  mkdirSync(data, { recursive: true })
-  const dbPath = join(data, 'kilo.db')
-  const writer = spawn(process.execPath, [join(FIXTURES, 'kilo/live-writer.mjs'), dbPath], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const db = join(dir, '.local/share/kilo/kilo.db')
+  mkdirSync(dirname(db), { recursive: true })
+  const writer = spawn(process.execPath, [join(FIXTURES, 'kilo/live-writer.mjs'), db], { stdio: ['pipe', 'pipe', 'inherit'] })
   t.teardown(() => writer.kill())
-  await new Promise<void>((res) => writer.stdout.once('data', () => res()))
-  t.ok(statSync(`${dbPath}-wal`).size > 0, 'rows are in the WAL')
-  const before = ['', '-wal', '-shm'].map((s) => fingerprint(dbPath + s))
-  const ctx = k.ctx(dir)
-  const listed = await k.discover(ctx, { all: true })
-  t.equal(listed.length, 3)
-  const recs = await k.read(ctx, listed.find((s) => !s.parent && !s.archived)!)
-  t.equal(recs.filter((r) => r.kind === 'session').length, 2)
-  t.same(['', '-wal', '-shm'].map((s) => fingerprint(dbPath + s)), before, 'db, -wal and -shm bytes and mtimes unchanged')
-  writer.stdin.write('x')
-  await new Promise((res) => writer.once('exit', res))
+  await once(writer.stdout, 'data')
+  const stop = async () => {
+    writer.stdin.write('x')
+    await once(writer, 'exit')
+  }
+  return { dir, db, stop }
+}
+
+const files = (db: string) => ['', '-wal', '-shm'].map((s) => fingerprint(db + s))
+
+t.test('a database Kilo is writing (pages only in -wal) reads fully and stays untouched', async (t) => {
+  const live = await liveKilo(t)
+  t.ok(statSync(`${live.db}-wal`).size > 0, 'rows are in the WAL')
+  const before = files(live.db)
+  const all = await k.discover(k.ctx(live.dir), { all: true })
+  t.equal(all.length, 3, 'the demo, its sub-agent session, the archived one')
+  const top = all.find((s) => !s.parent && !s.archived)!
+  t.equal((await k.read(k.ctx(live.dir), top)).filter((r) => r.kind === 'session').length, 2)
+  t.same(files(live.db), before, 'db, -wal and -shm bytes and mtimes unchanged')
+  await live.stop()
 })
 
 t.test('a hot journal (a writer died mid-transaction): read from one snapshot, the store untouched', async (t) => {
