@@ -8,11 +8,7 @@
  */
 import { storeOf } from '../family/opencode-store.js'
 
-export const { store, dataDir, primaryDb, databases, layout } = storeOf({
-  harness: 'kilo',
-  name: 'Kilo',
-  dir: 'kilo',
-  db: 'kilo.db',
-  env: 'KILO_DB',
-  channel: /^kilo-[A-Za-z0-9._-]+\.db$/,
-})
+const kiloStore = storeOf({ harness: 'kilo', name: 'Kilo', dir: 'kilo', db: 'kilo.db', env: 'KILO_DB', channel: /^kilo-[A-Za-z0-9._-]+\.db$/ })
+
+export const store = kiloStore.store
+export const { dataDir, primaryDb, databases, layout } = kiloStore

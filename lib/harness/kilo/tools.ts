@@ -4,4 +4,6 @@
  * `edit {filePath, oldString, newString}`, `task`, …), as its genuine
  * sessions show (docs/formats/kilo.md).
  */
-export { openCodeTools as tools } from '../family/opencode-tools.js'
+import { openCodeTools } from '../family/opencode-tools.js'
+
+export const tools = openCodeTools

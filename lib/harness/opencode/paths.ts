@@ -6,7 +6,7 @@
  */
 import { storeOf } from '../family/opencode-store.js'
 
-export const { store, dataDir, primaryDb, databases, layout } = storeOf({
+const openCodeStore = storeOf({
   harness: 'opencode',
   name: 'OpenCode',
   dir: 'opencode',
@@ -14,3 +14,6 @@ export const { store, dataDir, primaryDb, databases, layout } = storeOf({
   env: 'OPENCODE_DB',
   channel: /^opencode-[A-Za-z0-9._-]+\.db$/,
 })
+
+export const store = openCodeStore.store
+export const { dataDir, primaryDb, databases, layout } = openCodeStore

@@ -1,2 +1,4 @@
 /** OpenCode's tool vocabulary: the family's (`../family/opencode-tools.ts`). */
-export { openCodeTools as tools } from '../family/opencode-tools.js'
+import { openCodeTools } from '../family/opencode-tools.js'
+
+export const tools = openCodeTools
