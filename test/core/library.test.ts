@@ -12,7 +12,7 @@ t.test('open → transforms → sink, from the library', async (t) => {
   const ctx = context({ home: HOME })
   const found = []
   for await (const s of discover({ ctx })) found.push(s.harness)
-  t.same(found.sort(), ['claude-code', 'codex', 'cursor', 'grok', 'opencode', 'zcode'])
+  t.same(found.sort(), ['claude-code', 'codex', 'cursor', 'grok', 'kilo', 'opencode', 'zcode'])
 
   const out = tempDir(t)
   const written: string[] = []
