@@ -17,10 +17,11 @@ import { cursor } from './cursor/index.js'
 import { zcode } from './zcode/index.js'
 import { copilot } from './copilot/index.js'
 import { pi } from './pi/index.js'
+import { kilo } from './kilo/index.js'
 import { ferry } from './ferry/index.js'
 import { archive } from './archive/index.js'
 
-const list = [claudeCode, codex, opencode, grok, cursor, zcode, copilot, pi, gemini, qwen, ferry, archive] as const
+const list = [claudeCode, codex, opencode, grok, cursor, zcode, copilot, pi, gemini, qwen, kilo, ferry, archive] as const
 
 /** A registered harness id. */
 export type HarnessId = (typeof list)[number]['id']

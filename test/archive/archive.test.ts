@@ -32,7 +32,7 @@ t.test('first archive copies every record of every harness; a re-run adds nothin
   const first = await archive(home)
   t.equal(first.code, 0, first.stderr)
   const tops = await topSessions(home)
-  t.same(new Set(tops.map((s) => s.harness)), new Set(['claude-code', 'codex', 'opencode', 'grok', 'cursor', 'zcode', 'copilot']), 'every store of the sample home')
+  t.same(new Set(tops.map((s) => s.harness)), new Set(['claude-code', 'codex', 'opencode', 'grok', 'cursor', 'zcode', 'copilot', 'pi', 'gemini', 'qwen', 'kilo']), 'every store of the sample home')
   t.equal(first.sum.sessions.added, tops.length, 'every listed session added')
   let expected = 0
   for (const s of tops) {

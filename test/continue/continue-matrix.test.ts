@@ -31,7 +31,7 @@ t.test('every source into every writable store target', async (t) => {
   }
   // One listing per target after all the writes: each target's discovery finds every copy.
   for (const h of targets) {
-    if (h.id === 'opencode') continue
+    if (h.id === 'opencode' || h.id === 'kilo') continue // documents wait for `<client> import`
     const found = new Set(jsonl((await ferry(['--home', home, 'ls', '--json', '--all', '--harness', h.id])).stdout).map((x) => x.id))
     for (const id of written.get(h.id)!) t.ok(found.has(id), `${h.id}'s discovery finds ${id}`)
   }

@@ -12,7 +12,7 @@ t.test('open → transforms → sink, from the library', async (t) => {
   const ctx = context({ home: HOME })
   const found = []
   for await (const s of discover({ ctx })) found.push(s.harness)
-  t.same(found.sort(), ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'grok', 'opencode', 'pi', 'qwen', 'zcode'])
+  t.same(found.sort(), ['claude-code', 'codex', 'copilot', 'cursor', 'gemini', 'grok', 'kilo', 'opencode', 'pi', 'qwen', 'zcode'])
 
   const out = tempDir(t)
   const written: string[] = []

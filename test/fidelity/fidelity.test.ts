@@ -15,6 +15,8 @@ import { ferry, fileTimeout, jsonl, tempDir } from '../kit.js'
 import { makeHome, MARK, png8x8 } from '../../fixtures/fidelity/make-fixtures.mjs'
 // @ts-ignore plain JS fixture builder: plays `opencode import`
 import { createDb, insertDocument } from '../../fixtures/opencode/opencode-db.mjs'
+// @ts-ignore plain JS fixture builder: plays `kilo import`
+import { landDocuments as landKilo } from '../../fixtures/kilo/kilo-db.mjs'
 
 process.env.TZ = 'UTC'
 fileTimeout(t, 10 * 60_000)
@@ -56,6 +58,11 @@ async function readBack(t: Tap.Test, to: string, written: Rec[]): Promise<Rec[]>
     for (const w of written) insertDocument(db, JSON.parse(readFileSync(w.path, 'utf8')))
     db.close()
     return (await collect(await open(`opencode:${written[0].id}`, { ctx: context({ home: h }), native: false }))) as Rec[]
+  }
+  if (to === 'kilo') {
+    const h = tempDir(t)
+    landKilo(written.map((w) => w.path), join(h, '.local', 'share', 'kilo'))
+    return (await collect(await open(`kilo:${written[0].id}`, { ctx: context({ home: h }), native: false }))) as Rec[]
   }
   // Claude Code sub-agents come back with their parent's file.
   return (await collect(await open(written[0].path, { ctx: context({ home: tempDir(t) }), native: false }))) as Rec[]

@@ -14,6 +14,8 @@ import { contract, type ContractSpec } from './contract.js'
 import { createDb, insertDocument } from '../../fixtures/opencode/opencode-db.mjs'
 // @ts-ignore plain JS fixture builder: replays ZCode's migrations, as ZCode's first run does
 import { createDb as createZCodeDb } from '../../fixtures/zcode/zcode-db.mjs'
+// @ts-ignore plain JS fixture builder: plays `kilo import` (the real client is never run)
+import { landDocuments as landKilo } from '../../fixtures/kilo/kilo-db.mjs'
 
 // Rollout directories and names are in local time; the fixtures were made in UTC.
 process.env.TZ = 'UTC'
@@ -51,6 +53,7 @@ const specs: ContractSpec[] = [
   { harness: 'pi', fixture: 'pi', roundTrip: 'bytes', storage: { lines: true } },
   { harness: 'gemini', fixture: 'gemini', roundTrip: 'bytes', storage: { lines: true } },
   { harness: 'qwen', fixture: 'qwen', roundTrip: 'bytes', storage: { lines: true } },
+  { harness: 'kilo', fixture: 'kilo', roundTrip: 'records', storage: { sqlite: { table: 'part', pk: 'id', data: 'data' } }, land: (w, ctx) => landKilo(w.map((s) => s.path), getHarness('kilo').root(ctx)), cannot: { 'native-round-trip': 'as OpenCode: written as export documents that `kilo import` turns into new rows', 'resolve-by-path': 'as OpenCode: the path is the database that holds every session' } },
   { harness: 'ferry', fixture: 'ferry', roundTrip: 'records', storage: { lines: true } },
 ]
 

@@ -4,7 +4,7 @@
  * source's, else a provider guessed from the model name).
  */
 import type { SessionRec } from '../../model.js'
-import type { Flags } from '../types.js'
+import type { Flags, OptionsOf, WriteOptions } from '../types.js'
 
 /** How a format words the two flags: its field names and what it writes them on. */
 export interface ModelFlagWords {
@@ -45,3 +45,17 @@ export function targetModel(opts: { model?: string; provider?: string }, header:
   const model = opts.model ?? header.model ?? 'unknown'
   return { model, provider: opts.provider ?? header.provider ?? guessProvider(model, more) }
 }
+
+/**
+ * The write flags of a member written as export documents: provider and model
+ * on messages, and whether to hand each document to `<bin> import`.
+ */
+export function documentFlags(bin: string) {
+  return {
+    ...modelFlags({ provider: 'providerID', model: 'modelID', on: 'messages' }),
+    import: { type: 'boolean', default: true, describe: `run \`${bin} import\` after writing into the store (when ${bin} is on PATH)` },
+  } satisfies Flags
+}
+
+/** The options of a document sink. */
+export type DocumentWriteOpts = WriteOptions & OptionsOf<ReturnType<typeof documentFlags>>

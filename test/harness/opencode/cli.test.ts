@@ -5,7 +5,7 @@
 import t from 'tap'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
-import { findOpencode } from '../../../lib/harness/opencode/import.js'
+import { findClient } from '../../../lib/harness/family/opencode-import.js'
 import { ferry, tempDir } from '../../kit.js'
 // @ts-ignore plain JS fixture builder
 import { createDb, insertDocument, idMaker } from '../../../fixtures/opencode/opencode-db.mjs'
@@ -82,9 +82,9 @@ t.test('opencode is looked up on the context PATH, never this process PATH', asy
   t.teardown(() => {
     process.env.PATH = saved
   })
-  t.equal(await findOpencode({ PATH: '/nonexistent' }), null)
-  t.equal(await findOpencode({}), null, 'a context without PATH has no opencode')
-  t.equal(await findOpencode({ PATH: `/nonexistent${delimiter}${oc.bin}` }), join(oc.bin, 'opencode'))
+  t.equal(await findClient({ PATH: '/nonexistent' }, 'opencode'), null)
+  t.equal(await findClient({}, 'opencode'), null, 'a context without PATH has no opencode')
+  t.equal(await findClient({ PATH: `/nonexistent${delimiter}${oc.bin}` }, 'opencode'), join(oc.bin, 'opencode'))
   mkdirSync(join(oc.bin, 'dir', 'opencode'), { recursive: true })
-  t.equal(await findOpencode({ PATH: join(oc.bin, 'dir') }), null, 'a directory named opencode is not it')
+  t.equal(await findClient({ PATH: join(oc.bin, 'dir') }, 'opencode'), null, 'a directory named opencode is not it')
 })

@@ -7,7 +7,7 @@
  * `opencode import` 1.18.33 rejected a document without.
  */
 import { isObj, type JsonObject as Json } from '../../model.js'
-import { ID_SHAPE } from './ids.js'
+import { ID_SHAPE } from './opencode-ids.js'
 
 export interface ExportMessage {
   info: Json
