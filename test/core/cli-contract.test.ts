@@ -27,6 +27,7 @@ const HOME = join(FIXTURES, 'home')
 const CODEX = '019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b'
 const GROK = '01a1f84a-95c0-7a4c-9b21-3e5f0d8c6a17'
 const CLAUDE = '0b9e6c1a-4d2f-4a8b-9c1d-00000000de00'
+const PI = '019a8f2c-3b1e-7d40-9a6b-5c1e2f3a4b5c'
 
 /** Runs a shell command line (pipes between ferry processes); `$F` is ferry. */
 function sh(line: string, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -71,10 +72,11 @@ t.test('one id-prefix rule for every harness; ambiguity is exit 2 with the candi
     ferry(['--home', HOME, 'cat', CODEX, '--no-native']),
     ferry(['--home', HOME, 'cat', 'codex:ffff']),
   ])
-  t.equal(amb.code, 2, '01 matches a Codex and a Grok session')
-  t.match(amb.stderr, /"01" is ambiguous: it matches 2 sessions/)
+  t.equal(amb.code, 2, '01 matches a Codex, a Grok and a Pi session (UUID v7 ids of 2026)')
+  t.match(amb.stderr, /"01" is ambiguous: it matches 3 sessions/)
   t.match(amb.stderr, `codex:${CODEX}`)
   t.match(amb.stderr, `grok:${GROK}`)
+  t.match(amb.stderr, `pi:${PI}`)
   t.equal(amb.stdout, '', 'nothing read')
   for (const [r, sid] of [[one, `claude-code:${CLAUDE}`], [codex1, `codex:${CODEX}`], [grok, `grok:${GROK}`], [claude, `claude-code:${CLAUDE}`], [exact, `codex:${CODEX}`]] as const) {
     t.equal(r.code, 0, r.stderr)
@@ -222,7 +224,7 @@ t.test('ls: newest first in the table and in JSON, --sort, --limit, --until', as
   t.same(jsonl(limited.stdout).map((r) => r.id), rows.slice(0, 2).map((r) => r.id))
   const hs = jsonl(byHarness.stdout).map((r) => r.harness)
   t.same(hs, [...hs].sort())
-  t.same(jsonl(until.stdout).map((r) => r.harness).sort(), ['claude-code', 'codex'])
+  t.same(jsonl(until.stdout).map((r) => r.harness).sort(), ['claude-code', 'codex', 'copilot', 'kilo', 'pi'])
 })
 
 t.test('a pipe of stages carries one preamble; --dry-run writes nothing', async (t) => {
@@ -263,7 +265,7 @@ t.test('completion: bash (sourced, COMPREPLY), zsh and fish scripts', async (t) 
   t.same(complete('ferry convert x --to cl'), ['claude-code'], 'harness ids after --to')
   t.same(complete('ferry ls --sort h'), ['harness'], 'choices of a flag')
   t.same(complete('ferry completion '), ['bash', 'zsh', 'fish'])
-  t.same(complete(`ferry --home ${HOME} cat 01`).sort(), [`codex:${CODEX}`, `grok:${GROK}`], 'session ids where a REF goes')
+  t.same(complete(`ferry --home ${HOME} cat 01`).sort(), [`codex:${CODEX}`, `grok:${GROK}`, `pi:${PI}`], 'session ids where a REF goes')
   // After "codex:" bash replaces only what follows the colon.
   t.same(complete(`ferry --home ${HOME} cat codex:019`), [CODEX])
   const [zsh, fish] = await Promise.all([ferry(['completion', 'zsh']), ferry(['completion', 'fish'])])
