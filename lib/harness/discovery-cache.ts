@@ -26,6 +26,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { xdgDir, type StoreContext } from '../context.js'
 import { writeWholeFile } from '../io/atomic.js'
+import { mapAhead } from '../io/ahead.js'
 import { VERSION } from '../version.js'
 
 /** Bump when what a harness derives from a file changes shape (the ferry version is part of the key too). */
@@ -139,5 +140,21 @@ export function openDiscoveryCache<T>(ctx: StoreContext, harness: string, root: 
         // A cache that cannot be written costs only speed.
       }
     },
+  }
+}
+
+/**
+ * Discovery of a store that keeps one file a session: each file's info through the cache, in the
+ * files' order, a few read ahead; files that are no session (null) are left out. The cache is
+ * saved whole only when the listing ran to its end.
+ */
+export async function* cachedInfos<T>(ctx: StoreContext, harness: string, root: string, files: AsyncIterable<string>, infoFor: (file: string) => Promise<T | null>): AsyncGenerator<T> {
+  const cache = openDiscoveryCache<T | null>(ctx, harness, root)
+  let complete = false
+  try {
+    for await (const info of mapAhead(files, (f) => cache.get(f, () => infoFor(f)))) if (info !== null) yield info
+    complete = true
+  } finally {
+    await cache.save(complete)
   }
 }

@@ -11,8 +11,7 @@ import { sessionKey } from '../../model.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import { readHead, type LineContext } from '../../io/line-file.js'
-import { mapAhead } from '../../io/ahead.js'
-import { openDiscoveryCache } from '../discovery-cache.js'
+import { cachedInfos } from '../discovery-cache.js'
 import { readMeta } from './meta.js'
 import { HARNESS, projectsDir, store } from './paths.js'
 
@@ -61,14 +60,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
 export async function* discover(ctx: StoreContext, _opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const root = store.root(ctx)
   // Heads and tails read a few files at a time, in order, lazily; an unchanged file's metadata comes from the cache.
-  const cache = openDiscoveryCache<SessionInfo>(ctx, HARNESS, root)
-  let complete = false
-  try {
-    yield* mapAhead(sessionFiles(root), (f) => cache.get(f, () => infoFor(ctx, f)))
-    complete = true
-  } finally {
-    await cache.save(complete)
-  }
+  yield* cachedInfos(ctx, HARNESS, root, sessionFiles(root), (f) => infoFor(ctx, f))
 }
 
 async function isFile(p: string): Promise<boolean> {

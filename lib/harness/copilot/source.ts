@@ -12,8 +12,9 @@
  * session as `native` records, so the writer can put the directory back
  * byte for byte.
  */
+import { filesUnder } from '../../io/files-under.js'
 import { createReadStream } from 'node:fs'
-import { lstat, readdir, readFile } from 'node:fs/promises'
+import { lstat, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
@@ -163,24 +164,8 @@ class EventLogSource extends Readable {
   }
 }
 
-/** Relative paths of the files beside the log, depth-first, sorted; symlinks are not followed. */
-async function sideList(dir: string, sub = '', depth = 0): Promise<string[]> {
-  if (depth > 4) return []
-  let ents
-  try {
-    ents = await readdir(join(dir, sub), { withFileTypes: true })
-  } catch {
-    return []
-  }
-  const out: string[] = []
-  for (const e of ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const rel = sub ? `${sub}/${e.name}` : e.name
-    if (rel === EVENTS_FILE || NOT_SIDE.test(rel)) continue
-    if (e.isDirectory()) out.push(...(await sideList(dir, rel, depth + 1)))
-    else if (e.isFile()) out.push(rel)
-  }
-  return out
-}
+/** Relative paths of the files beside the log (lib/io/files-under.ts). */
+const sideList = (dir: string): Promise<string[]> => filesUnder(dir, (rel) => rel === EVENTS_FILE || NOT_SIDE.test(rel))
 
 async function sideFiles(ctx: StoreContext, sid: string, dir: string, version: string | undefined): Promise<NativeRec[]> {
   const out: NativeRec[] = []

@@ -6,35 +6,20 @@
  * line (`sessionId`, `startTime`, `lastUpdated`, `kind`), the first typed
  * prompt in the head, and the last `$set` in the tail.
  */
-import { lstat, readdir, readFile } from 'node:fs/promises'
+import { lstat, readFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { isObj, sessionKey, type JsonObject } from '../../model.js'
-import { TEMP_PREFIX } from '../../io/atomic.js'
 import { mapAhead } from '../../io/ahead.js'
 import { parseJsonLine, readEnds } from '../../io/line-file.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { isSessionFileName, store } from './paths.js'
 import { isTypedPrompt, textOf } from './records.js'
-import { stripBom } from '../family/gemini-lines.js'
+import { isoTime as iso, listDir as entries, stripBom } from '../family/gemini-lines.js'
 
 const HEAD_BYTES = 256 * 1024
 const TAIL_BYTES = 64 * 1024
 
-function iso(v: unknown): string | undefined {
-  if (typeof v !== 'string') return undefined
-  const t = Date.parse(v)
-  return Number.isFinite(t) ? new Date(t).toISOString() : undefined
-}
-
-async function entries(dir: string): Promise<Array<{ name: string; dir: boolean }>> {
-  try {
-    const ents = await readdir(dir, { withFileTypes: true })
-    return ents.filter((e) => !e.name.startsWith(TEMP_PREFIX)).map((e) => ({ name: e.name, dir: e.isDirectory() })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  } catch {
-    return []
-  }
-}
 
 /** project short id → root, from `projects.json` (read once per listing). */
 async function registry(root: string): Promise<Map<string, string>> {

@@ -25,7 +25,7 @@ import type { ReadOpts } from './flags.js'
 import { callResults, contextKindOf, modelBlocks, portableCallId, textOf } from './records.js'
 import { fastId, replay } from './replay.js'
 import { sessionInfo } from './discover.js'
-import { stripBom } from '../family/gemini-lines.js'
+import { lineValue } from '../family/gemini-lines.js'
 
 export const FORMAT = 'gemini/jsonl'
 
@@ -184,16 +184,14 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
       }
       continue
     }
-    const raw = (line.no === 0 ? stripBom(line.buf) : line.buf).toString('utf8')
-    if (raw.trim() === '') continue
-    let v: unknown
-    try {
-      v = JSON.parse(raw)
-    } catch (err) {
+    const parsed = lineValue(line.buf, line.no)
+    if (parsed === null) continue
+    if (parsed instanceof Error) {
       skipped++
-      reporter.bad(line, `not JSON: ${(err as Error).message}`)
+      reporter.bad(line, `not JSON: ${parsed.message}`)
       continue
     }
+    const { raw, value: v } = parsed
     if (!headerDone) {
       headerDone = true
       if (isObj(v) && typeof v.sessionId === 'string' && !('type' in v)) {

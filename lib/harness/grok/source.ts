@@ -12,7 +12,8 @@
  * lines and sidecar files follow as `native` records, so the Grok writer can
  * put the session directory back byte for byte.
  */
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { filesUnder } from '../../io/files-under.js'
+import { readFile, stat } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { Readable } from 'node:stream'
 import type { StoreContext } from '../../context.js'
@@ -114,24 +115,8 @@ async function fileState(path: string): Promise<'present' | 'empty' | 'absent'> 
   }
 }
 
-/** Relative paths of the sidecar files, depth-first, sorted, symlinks not followed. */
-async function sidecars(dir: string, sub = '', depth = 0): Promise<string[]> {
-  if (depth > 4) return []
-  let ents
-  try {
-    ents = await readdir(join(dir, sub), { withFileTypes: true })
-  } catch {
-    return []
-  }
-  const out: string[] = []
-  for (const e of ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const rel = sub ? `${sub}/${e.name}` : e.name
-    if (NOT_SIDECAR.test(rel) || !isSafeComponent(e.name)) continue
-    if (e.isDirectory()) out.push(...(await sidecars(dir, rel, depth + 1)))
-    else if (e.isFile()) out.push(rel)
-  }
-  return out
-}
+/** Relative paths of the sidecar files (lib/io/files-under.ts). */
+const sidecars = (dir: string): Promise<string[]> => filesUnder(dir, (rel, name) => NOT_SIDECAR.test(rel) || !isSafeComponent(name))
 
 export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
   return readableOf(records(ctx, info, opts))

@@ -11,10 +11,9 @@ import type { StoreContext } from '../../context.js'
 import { AmbiguousError, reason } from '../../errors.js'
 import { isObj, sessionKey, type JsonObject } from '../../model.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
-import { mapAhead } from '../../io/ahead.js'
 import { lineStart } from '../../io/json-bytes.js'
 import { parseJsonLine, readEnds, readHead } from '../../io/line-file.js'
-import { openDiscoveryCache } from '../discovery-cache.js'
+import { cachedInfos } from '../discovery-cache.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { HARNESS, idFromFileName, sessionsDir } from './paths.js'
 import { promptTitle } from './text.js'
@@ -106,14 +105,7 @@ export async function infoFor(ctx: StoreContext, path: string): Promise<SessionI
 }
 
 export async function* discover(ctx: StoreContext, _opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
-  const cache = openDiscoveryCache<SessionInfo | null>(ctx, HARNESS, sessionsDir(ctx).dir)
-  let complete = false
-  try {
-    for await (const info of mapAhead(sessionFiles(ctx), (f) => cache.get(f, () => infoFor(ctx, f)))) if (info) yield info
-    complete = true
-  } finally {
-    await cache.save(complete)
-  }
+  yield* cachedInfos(ctx, HARNESS, sessionsDir(ctx).dir, sessionFiles(ctx), (f) => infoFor(ctx, f))
 }
 
 async function isFile(p: string): Promise<boolean> {

@@ -6,35 +6,20 @@
  * `sessionId`, `timestamp`, `cwd`, `version`, the first typed prompt) and the
  * tail (the last `timestamp`, a `custom_title`).
  */
-import { lstat, readdir } from 'node:fs/promises'
+import { lstat } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { isObj, sessionKey, type JsonObject } from '../../model.js'
-import { TEMP_PREFIX } from '../../io/atomic.js'
 import { mapAhead } from '../../io/ahead.js'
 import { parseJsonLine, readEnds } from '../../io/line-file.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { store } from './paths.js'
-import { stripBom } from '../family/gemini-lines.js'
+import { isoTime as iso, listDir as entries, stripBom } from '../family/gemini-lines.js'
 import { typedText } from './records.js'
 
 const HEAD_BYTES = 256 * 1024
 const TAIL_BYTES = 64 * 1024
 
-function iso(v: unknown): string | undefined {
-  if (typeof v !== 'string') return undefined
-  const t = Date.parse(v)
-  return Number.isFinite(t) ? new Date(t).toISOString() : undefined
-}
-
-async function entries(dir: string): Promise<Array<{ name: string; dir: boolean }>> {
-  try {
-    const ents = await readdir(dir, { withFileTypes: true })
-    return ents.filter((e) => !e.name.startsWith(TEMP_PREFIX)).map((e) => ({ name: e.name, dir: e.isDirectory() })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  } catch {
-    return []
-  }
-}
 
 /** Everything `ls` shows about one session file; null when it is not a Qwen Code session. */
 export async function sessionInfo(ctx: StoreContext, path: string, parent?: string): Promise<SessionInfo | null> {

@@ -23,7 +23,7 @@ import type { SessionInfo } from '../types.js'
 import type { ReadOpts } from './flags.js'
 import { sessionInfo } from './discover.js'
 import { splitReminders, toolResults } from './records.js'
-import { stripBom } from '../family/gemini-lines.js'
+import { lineValue } from '../family/gemini-lines.js'
 
 const PREFIX = /^\{"uuid":"([^"\\]+)","parentUuid":(?:null|"([^"\\]+)")/
 
@@ -106,16 +106,14 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
   }
 
   for await (const line of readLines(ctx, file, { source: 'qwen' })) {
-    const raw = (line.no === 0 ? stripBom(line.buf) : line.buf).toString('utf8')
-    if (raw.trim() === '') continue
-    let v: unknown
-    try {
-      v = JSON.parse(raw)
-    } catch (err) {
+    const parsed = lineValue(line.buf, line.no)
+    if (parsed === null) continue
+    if (parsed instanceof Error) {
       skipped++
-      reporter.bad(line, `not JSON: ${(err as Error).message}`)
+      reporter.bad(line, `not JSON: ${parsed.message}`)
       continue
     }
+    const { raw, value: v } = parsed
     if (!headerDone) {
       headerDone = true
       yield header(isObj(v) ? v : null)
