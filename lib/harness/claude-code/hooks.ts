@@ -5,9 +5,10 @@
  */
 import { join } from 'node:path'
 import type { HookSpec } from '../types.js'
-import { payloadObject, settingsHooks } from '../family/claude-hooks.js'
+import { sessionOfPayload, settingsHooks } from '../family/claude-hooks.js'
 import { HARNESS, store } from './paths.js'
 
+// Claude Code's hook timeout is in seconds.
 const settings = settingsHooks(['Stop', 'SessionEnd'], 30)
 
 export const hooks: HookSpec = {
@@ -16,11 +17,7 @@ export const hooks: HookSpec = {
   add: settings.add,
   remove: settings.remove,
   has: settings.has,
-  session({ stdin }) {
-    const p = payloadObject(stdin)
-    if (typeof p?.transcript_path === 'string' && p.transcript_path) return p.transcript_path
-    return typeof p?.session_id === 'string' && p.session_id ? `${HARNESS}:${p.session_id}` : null
-  },
+  session: ({ stdin }) => sessionOfPayload(HARNESS, stdin),
   stdin: true,
   budgetMs: 20_000,
 }

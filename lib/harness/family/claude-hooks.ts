@@ -35,12 +35,12 @@ function settingsOf(text: string, file = 'settings.json'): Settings {
 
 const FORMAT = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } }
 
-/** The edits of one settings file, for the events a harness registers for. */
-export function settingsHooks(events: string[], timeoutSeconds: number) {
+/** The edits of one settings file, for the events a harness registers for; `timeout` in the agent's own unit. */
+export function settingsHooks(events: string[], timeout: number) {
   return {
     add(text: string | null, command: string[]): string {
       let t = text && text.trim() ? text : '{}\n'
-      const entry = { hooks: [{ type: 'command', command: shellCommand(command), timeout: timeoutSeconds }] }
+      const entry = { hooks: [{ type: 'command', command: shellCommand(command), timeout }] }
       for (const ev of events) {
         const list = settingsOf(t).hooks?.[ev]
         t = Array.isArray(list) && list.length ? appendToArray(t, ['hooks', ev], entry) : applyEdits(t, modify(t, ['hooks', ev], [entry], FORMAT))
@@ -102,4 +102,11 @@ export function payloadObject(text: string): Record<string, unknown> | null {
   } catch {
     return null
   }
+}
+
+/** The session a hook's stdin payload names: its transcript's path, else `harness:session_id`. */
+export function sessionOfPayload(harness: string, stdin: string): string | null {
+  const p = payloadObject(stdin)
+  if (typeof p?.transcript_path === 'string' && p.transcript_path) return p.transcript_path
+  return typeof p?.session_id === 'string' && p.session_id ? `${harness}:${p.session_id}` : null
 }

@@ -35,5 +35,16 @@ async function looksLikeInterchange(path: string): Promise<boolean> {
   // A Messages document: an object whose text mentions "messages", or a bare array of role objects.
   // An OpenCode export document ({info, messages: [{info, parts}]}) also has "messages": not ours.
   if (/^\{\s*"info"\s*:/.test(head) || /"parts"\s*:/.test(head)) return false
+  // A first line that is a whole JSON object makes the file JSON lines: a Messages document only
+  // if that object holds the messages (Gemini CLI's chat files mention "messages" further down).
+  const nl = head.indexOf('\n')
+  if (nl > 0) {
+    try {
+      const first = JSON.parse(head.slice(0, nl)) as unknown
+      if (first && typeof first === 'object' && !Array.isArray(first)) return Array.isArray((first as { messages?: unknown }).messages)
+    } catch {
+      // Not one line: a document spread over lines.
+    }
+  }
   return (/^\{/.test(head) && /"messages"\s*:/.test(head)) || /^\[\s*\{\s*"role"/.test(head)
 }

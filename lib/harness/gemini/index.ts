@@ -9,6 +9,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { hooks } from './hooks.js'
 
 export const gemini = defineHarness({
   id: 'gemini',
@@ -16,5 +17,5 @@ export const gemini = defineHarness({
   kind: 'store',
   resumeHint: 'gemini --resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks,
 })

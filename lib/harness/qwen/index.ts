@@ -10,6 +10,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { hooks } from './hooks.js'
 
 export const qwen = defineHarness({
   id: 'qwen',
@@ -17,5 +18,5 @@ export const qwen = defineHarness({
   kind: 'store',
   resumeHint: 'qwen --resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks,
 })
