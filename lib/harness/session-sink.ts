@@ -266,3 +266,59 @@ export class SessionSink extends Writable {
 function isDeferred(v: Written | Deferred): v is Deferred {
   return isObj(v) && 'later' in v
 }
+
+/**
+ * A compaction in a target with no compaction record of its own: the visible text that stands for
+ * it, so it is never silent (the summary, or a note that the source kept none readable).
+ */
+export function compactionNote(summary: string | undefined): string {
+  return summary?.trim()
+    ? `[The conversation was compacted here. Summary of the earlier part:]\n${summary.trim()}`
+    : '[ferry] The conversation was compacted here and the source kept no readable summary; the turns before this point are kept above.'
+}
+
+/**
+ * Another agent's compaction, in a target that keeps every turn and has no compaction record: the
+ * summary message passes, history the compaction kept besides it (Codex's replacement history: the
+ * earlier prompts again) is dropped since the turns are all there, and where no message carries the
+ * summary a note stands for it, so the compaction is never silent.
+ */
+export class CompactionSpan {
+  private b: { summary?: string } | null = null
+  private noted = false
+
+  /** A compaction starts; gives the note of an earlier one nothing carried, if any. */
+  start(b: { summary?: string }): string | null {
+    const n = this.pending()
+    this.b = b
+    this.noted = false
+    return n
+  }
+
+  /** For the next message: a note to write before it (or null), and whether to write the message. */
+  message(m: { context?: boolean | null; context_kind?: string | null; blocks: ReadonlyArray<{ type: string; text?: string }> }): [string | null, boolean] {
+    const b = this.b
+    if (!b) return [null, true]
+    const note = this.noted ? null : compactionNote(b.summary)
+    if (m.context === true && m.context_kind === 'summary') {
+      const s = b.summary?.trim()
+      this.noted = true
+      // With no summary on the boundary, the summary message is the summary.
+      if (!s || m.blocks.some((x) => x.type === 'text' && (x.text ?? '').includes(s))) return [null, true]
+      return [note, false]
+    }
+    this.b = null
+    return [note, true]
+  }
+
+  /** At the end of the session: the note of a compaction nothing followed. */
+  end(): string | null {
+    return this.pending()
+  }
+
+  private pending(): string | null {
+    const n = this.b && !this.noted ? compactionNote(this.b.summary) : null
+    this.b = null
+    return n
+  }
+}

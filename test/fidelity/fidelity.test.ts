@@ -26,11 +26,11 @@ type Rec = Record<string, any>
 const SOURCES = ['claude-code', 'codex', 'opencode'] as const
 const TARGETS = writable().filter((h) => h.kind === 'store' && !h.holdsCopies).map((h) => h.id)
 /** Targets whose stored tool results are text only (docs/formats/cursor.md, copilot.md): the image becomes a placeholder. */
-const TEXT_ONLY_RESULTS = new Set(['cursor', 'copilot'])
+const TEXT_ONLY_RESULTS = new Set(['cursor', 'copilot', 'qwen'])
 /** Targets with no compaction record ferry can write: the summary is a visible context message instead. */
 // ZCode has a compaction part, but its resume starts the model context at it: ferry writes the
 // summary as ZCode's own compact-summary message instead (docs/formats/zcode.md).
-const NO_COMPACTION_RECORD = new Set(['grok', 'cursor', 'zcode'])
+const NO_COMPACTION_RECORD = new Set(['grok', 'cursor', 'zcode', 'gemini', 'qwen'])
 const PNG: string = png8x8()
 
 const home = tempDir(t, 'ferry-fidelity-')

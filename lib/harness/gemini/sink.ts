@@ -21,7 +21,7 @@ import { insideRoot } from '../../io/inside-root.js'
 import { isObj, resultText, sourceHarness, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type SessionRec, type ToolResultBlock } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { blocksToParts, functionResponsePart, mediaPart, resultImages, type Part } from '../family/gemini-parts.js'
-import { SessionSink, type SessionWriter } from '../session-sink.js'
+import { CompactionSpan, SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
 import type { WriteOpts } from './flags.js'
 import { baseSlug, chatPath, projectDir, projectHash, sessionFileName, store, uuidFor } from './paths.js'
@@ -79,6 +79,7 @@ async function projectSlug(root: string, project: string): Promise<{ slug: strin
 class GeminiWriter implements SessionWriter {
   private turn: Turn | null = null
   private rewindFrom: string | null = null
+  private compaction = new CompactionSpan()
   private lastTs: string
   private buffer = ''
   private counter = 0
@@ -166,18 +167,30 @@ class GeminiWriter implements SessionWriter {
   }
 
   async write(rec: FerryRecord): Promise<void> {
-    if (rec.kind === 'message') await this.message(rec)
-    else {
+    if (rec.kind === 'message') {
+      const [note, keep] = this.compaction.message(rec)
+      this.note(note, rec.ts)
+      if (keep) await this.message(rec)
+    } else {
       const raw = this.ownRaw(rec as { native?: NativePass })
       if (raw?.length) {
         this.flushTurn()
         if (rec.kind === 'boundary' && rec.type === 'rewind') this.rewindFrom = null
         this.rawLines(raw)
+      } else if (rec.kind === 'boundary' && rec.type === 'compaction') {
+        // Gemini CLI keeps no compaction in its chat file: another agent's stays visible as its summary
+        // or a note (session-sink.ts, CompactionSpan). A rewind is rewritten from the branch flags.
+        this.note(this.compaction.start(rec), rec.ts)
       }
-      // Without Gemini bytes a boundary or native record has nothing to write: a rewind is
-      // rewritten from the branch flags, a compaction's summary is a message of its own.
     }
     await this.drain()
+  }
+
+  /** A compaction's note, as a user record of its own. */
+  private note(text: string | null, ts: string | null | undefined): void {
+    if (text === null) return
+    this.flushTurn()
+    this.line({ id: uuidFor(`${this.header.sid}/compaction/${this.counter++}`), timestamp: isoOr(ts, this.lastTs), type: 'user', content: [{ text }] })
   }
 
   private async message(m: MessageRec): Promise<void> {
@@ -198,6 +211,8 @@ class GeminiWriter implements SessionWriter {
     }
     const ts = isoOr(m.ts, this.lastTs)
     this.lastTs = ts
+    // A summary (OpenCode writes it as an assistant step) is a turn of its own, after the turns it sums up.
+    if (m.context_kind === 'summary') this.flushTurn()
     if (m.role === 'assistant') {
       if (inactive && !this.rewindFrom) {
         this.flushTurn()
@@ -297,6 +312,7 @@ class GeminiWriter implements SessionWriter {
   }
 
   async finish(_end?: EndRec): Promise<WrittenSession> {
+    this.note(this.compaction.end(), this.lastTs)
     this.flushTurn()
     if (this.rewindFrom) this.line({ $rewindTo: this.rewindFrom })
     await this.file.write(this.buffer)

@@ -16,7 +16,7 @@
  */
 import { basename, dirname, join, resolve } from 'node:path'
 import type { StoreContext } from '../../context.js'
-import { UnsafePathError } from '../../errors.js'
+import { ExistsError, UnsafePathError } from '../../errors.js'
 import { AtomicFile } from '../../io/atomic.js'
 import { scanTop, str } from '../../io/json-bytes.js'
 import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativeRec, type SessionRec, type ToolUseBlock } from '../../model.js'
@@ -41,9 +41,15 @@ export function sink(ctx: StoreContext, opts: WriteOpts = {}): SessionSink {
   // Session key → file written in this run: a sub-agent session names its parent's file as `parentSession`.
   const written = new Map<string, string>()
   return new SessionSink(ctx, HARNESS, async (header) => {
-    const w = await PiWriter.open(ctx, opts, header, written.get(header.parent?.sid ?? ''))
-    written.set(header.sid, w.path)
-    return w
+    try {
+      const w = await PiWriter.open(ctx, opts, header, written.get(header.parent?.sid ?? ''))
+      written.set(header.sid, w.path)
+      return w
+    } catch (err) {
+      // A parent already in the store (an earlier run) is still the file its sub-agents name.
+      if (err instanceof ExistsError && err.position?.file) written.set(header.sid, err.position.file)
+      throw err
+    }
   })
 }
 

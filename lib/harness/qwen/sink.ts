@@ -18,7 +18,7 @@ import { insideRoot } from '../../io/inside-root.js'
 import { isObj, resultText, sourceHarness, type Block, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type SessionRec, type ToolResultBlock } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { blocksToParts, functionResponsePart, metadataOfUsage, type Part } from '../family/gemini-parts.js'
-import { SessionSink, type SessionWriter } from '../session-sink.js'
+import { CompactionSpan, SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
 import type { WriteOpts } from './flags.js'
 import { agentStem, projectPath, sanitizeCwd, store, uuidFor } from './paths.js'
@@ -46,6 +46,7 @@ class QwenWriter implements SessionWriter {
   private turn: { uuid: string; ts: string; parts: Part[]; model?: string; usage?: Record<string, number>; inactive: boolean } | null = null
   /** Calls of the written turns still without a response: id → name. */
   private open = new Map<string, string>()
+  private compaction = new CompactionSpan()
   private counter = 0
 
   constructor(
@@ -136,14 +137,31 @@ class QwenWriter implements SessionWriter {
       }
       return
     }
+    if (rec.kind === 'boundary' && rec.type === 'compaction') {
+      // Another agent's compaction: Qwen's own (chat_compression) would drop every turn before it on
+      // resume, so it stays visible as its summary or a note (session-sink.ts, CompactionSpan).
+      await this.note(this.compaction.start(rec), rec.ts)
+      return
+    }
     if (rec.kind !== 'message') return
-    await this.message(rec)
+    const [note, keep] = this.compaction.message(rec)
+    await this.note(note, rec.ts)
+    if (keep) await this.message(rec)
+  }
+
+  /** A compaction's note, as a user record of its own. */
+  private async note(text: string | null, ts: string | null | undefined): Promise<void> {
+    if (text === null) return
+    await this.flushTurn()
+    await this.out(this.record(uuidFor(`${this.header.sid}/compaction/${this.counter++}`), isoOr(ts, this.lastTs), 'user', { role: 'user', parts: [{ text }] }, false))
   }
 
   private async message(m: MessageRec): Promise<void> {
     const inactive = m.branch?.active === false
     const ts = isoOr(m.ts, this.lastTs)
     this.lastTs = ts
+    // A summary (OpenCode writes it as an assistant step) is a turn of its own, after the turns it sums up.
+    if (m.context_kind === 'summary') await this.flushTurn()
     if (m.role === 'assistant') {
       if (this.turn && this.turn.inactive !== inactive) await this.flushTurn()
       const t = (this.turn ??= { uuid: this.uuid(m), ts, parts: [], inactive })
@@ -182,7 +200,9 @@ class QwenWriter implements SessionWriter {
   private async result(b: ToolResultBlock, ts: string, inactive: boolean): Promise<void> {
     const name = this.open.get(b.tool_use_id) ?? ''
     this.open.delete(b.tool_use_id)
-    const parts: Part[] = [functionResponsePart(b.tool_use_id, name, b)]
+    // Qwen keeps a tool's result as text: an image the tool returned is named in it, never dropped.
+    const content = Array.isArray(b.content) ? b.content.map((p) => (p.type === 'image' ? { type: 'text' as const, text: `[image: ${p.mime}; Qwen Code keeps tool results as text]` } : p)) : b.content
+    const parts: Part[] = [functionResponsePart(b.tool_use_id, name, { ...b, content } as ToolResultBlock)]
     const status = b.is_error ? 'error' : 'success'
     await this.out(this.record(uuidFor(`${this.header.sid}/result/${b.tool_use_id}/${this.counter++}`), ts, 'tool_result', { role: 'user', parts }, inactive, { toolCallResult: { callId: b.tool_use_id, status, executionStatus: status } }))
   }
@@ -201,6 +221,7 @@ class QwenWriter implements SessionWriter {
   }
 
   async finish(_end?: EndRec): Promise<WrittenSession> {
+    await this.note(this.compaction.end(), this.lastTs)
     await this.flushTurn()
     if (this.open.size) await this.answerOpen(this.lastTs, false)
     await this.file.write(this.buffer)
