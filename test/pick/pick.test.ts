@@ -5,6 +5,10 @@
 import t from 'tap'
 import { FERRY, sampleHome } from '../kit.js'
 import { hasTmux, shq, Tmux } from './tmux.js'
+import { listable } from '../../lib/harness/registry.js'
+
+/** The sample HOME holds one session per listable harness (test/core/cli-store.test.ts). */
+const N = listable().length
 
 if (!hasTmux()) {
   t.skip('tmux is not installed (apt-get install tmux): the picker tests need a real terminal')
@@ -17,23 +21,23 @@ if (!hasTmux()) {
     const home = sampleHome(t)
     const tm = new Tmux(t)
     tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick > out 2> err`, { env: { NO_COLOR: '1' } })
-    let s = await tm.waitFor('all six sample sessions', loaded(6))
+    let s = await tm.waitFor('every sample session', loaded(N))
     const all = rows(s)
-    t.equal(all.length, 6, 'one row per session')
+    t.equal(all.length, Math.min(N, 9), 'one row per session (the list pane shows nine at 80×24)')
     const times = all.map((l) => l.slice(2, 13))
     t.same(times, [...times].sort().reverse(), 'newest first')
     t.match(all[0], /^> /, 'the first row is selected')
     t.notMatch(tm.file('out') + (await import('node:child_process')).execFileSync('tmux', ['-L', tm.socket, 'capture-pane', '-p', '-e', '-t', 't'], { encoding: 'utf8' }), /\x1b\[[0-9;]*m/, 'NO_COLOR: no colour on screen')
 
     await tm.keys('g', 'r', 'o', 'k')
-    s = await tm.waitFor('the filter to leave one row', /^pick> grok.* 1\/6/m)
+    s = await tm.waitFor('the filter to leave one row', new RegExp(`^pick> grok.* 1/${N}`, 'm'))
     t.equal(rows(s).length, 1)
     t.match(rows(s)[0], /^> .* grok /)
     s = await tm.waitFor("grok's preview", /^━━ Grok/m)
     t.match(s.split('\n')[10], /^── grok:01a1f84a/, 'the rule names the selected session')
 
     await tm.keys('BSpace', 'BSpace', 'BSpace', 'BSpace')
-    await tm.waitFor('the whole list again', /^pick> _\s+6\/6/m)
+    await tm.waitFor('the whole list again', new RegExp(`^pick> _\\s+${N}/${N}`, 'm'))
     await tm.keys('Down', 'Down')
     s = await tm.waitFor('the third row selected', (x) => /^> /.test(x.split('\n')[3] ?? ''))
     const agent = s.split('\n')[3]!.slice(14, 25).trim()
@@ -45,7 +49,7 @@ if (!hasTmux()) {
     tm.resize(100, 30)
     s = await tm.waitFor('the redraw at 100×30', (x) => /esc quit/.test(x.split('\n')[28] ?? ''))
     t.equal(s.split('\n')[0]!.length, 100, 'the prompt line spans the new width (count at column 100)')
-    t.equal(rows(s.split('\n').slice(0, 12).join('\n')).length, 6)
+    t.equal(rows(s.split('\n').slice(0, 12).join('\n')).length, Math.min(N, 9))
 
     await tm.keys('Escape')
     t.equal(await tm.exitCode(), 0, 'Escape: exit 0')
