@@ -183,3 +183,15 @@ t.test('the contract fixtures: ZCode and Cursor counted; where ccusage counts di
   t.same(pick(theirs.codex!, ['input_tokens', 'output_tokens', 'cache_read_tokens']), { input_tokens: 1000, output_tokens: 40, cache_read_tokens: 200 }, 'Codex: ccusage counts the one token_count')
   t.same(pick(ours.codex, ['input_tokens', 'output_tokens', 'cache_read_tokens']), { input_tokens: 1000 + 100 + 200, output_tokens: 40 + 12 + 50, cache_read_tokens: 200 + 1200 + 1300 }, 'Codex: ferry counts the three token_usage_records')
 })
+
+t.test('every harness that records usage is counted: the sample home, one session of each', async (t) => {
+  const r = await ferry(['--home', join(FIXTURES, 'home'), 'stats', '--by', 'agent', '--json'])
+  t.equal(r.code, 0, r.stderr)
+  const rows = JSON.parse(r.stdout).rows as Array<{ agent: string; input_tokens: number; output_tokens: number }>
+  const byAgent = new Map(rows.map((x) => [x.agent, x]))
+  // Cursor's transcripts and Grok's logs record no token counts (docs/stats.md); every other agent does.
+  for (const h of ['claude-code', 'codex', 'opencode', 'zcode', 'copilot', 'pi', 'gemini', 'qwen', 'kilo']) {
+    const row = byAgent.get(h)
+    t.ok(row && row.input_tokens > 0 && row.output_tokens > 0, `${h}: its tokens are counted`)
+  }
+})
