@@ -57,6 +57,8 @@ const specs: ContractSpec[] = [
   { harness: 'ferry', fixture: 'ferry', roundTrip: 'records', storage: { lines: true } },
 ]
 
+// Each harness's contract waits mostly on ferry processes: three at a time keep two cores busy.
+t.jobs = 3
 for (const spec of specs) contract(t, spec)
 
 t.test('every readable harness has a contract line', async (t) => {
