@@ -56,13 +56,14 @@ t.test('every sample session survives conversion into every other harness', asyn
     t.equal(src.code, 0, src.stderr)
     const before = conversation(jsonl(src.stdout))
     t.ok(before.user.length > 0 && before.uses.length > 0, `${s.sid} has prompts and tool calls`)
-    for (const to of TARGETS) {
-      if (to === s.harness) continue
-      await check(t, s, to)
-    }
+    // Three targets at a time: each check waits on two ferry processes, so three keep two cores busy.
+    const targets = TARGETS.filter((to) => to !== s.harness)
+    const next = () => targets.shift()
+    await Promise.all([0, 1, 2].map(async () => {
+      for (let to = next(); to !== undefined; to = next()) await check(t, s, to, before)
+    }))
   }
-  async function check(t: any, s: Rec, to: string): Promise<void> {
-    const before = conversation(jsonl((await ferry(['--home', HOME, 'cat', s.sid, '--no-native'])).stdout))
+  async function check(t: any, s: Rec, to: string, before: ReturnType<typeof conversation>): Promise<void> {
     {
       const out = tempDir(t)
       const w = await ferry(['--home', HOME, 'convert', s.sid, '--to', to, '--out', out, '--json'])
