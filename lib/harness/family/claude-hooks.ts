@@ -6,6 +6,8 @@
  */
 import { applyEdits, findNodeAtLocation, modify, parse, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser'
 import { FerryError } from '../../errors.js'
+import type { StoreContext } from '../../context.js'
+import type { HookSpec } from '../types.js'
 
 /** Quotes an argv for `sh -c`, the way the agents run a hook's command string. */
 export function shellCommand(argv: string[]): string {
@@ -109,4 +111,22 @@ export function sessionOfPayload(harness: string, stdin: string): string | null 
   const p = payloadObject(stdin)
   if (typeof p?.transcript_path === 'string' && p.transcript_path) return p.transcript_path
   return typeof p?.session_id === 'string' && p.session_id ? `${harness}:${p.session_id}` : null
+}
+
+/**
+ * The whole `HookSpec` of an agent with a Claude-Code-style `settings.json`: its file, the events ferry
+ * registers for, the timeout in the agent's own unit; the payload comes on stdin.
+ */
+export function settingsHookSpec(harness: string, file: (ctx: StoreContext) => string, events: string[], timeout: number): HookSpec {
+  const settings = settingsHooks(events, timeout)
+  return {
+    file,
+    events: events.join(' and '),
+    add: settings.add,
+    remove: settings.remove,
+    has: settings.has,
+    session: ({ stdin }) => sessionOfPayload(harness, stdin),
+    stdin: true,
+    budgetMs: 20_000,
+  }
 }
