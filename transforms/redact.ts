@@ -83,21 +83,28 @@ const RECORD_STRUCTURE = new Set(['kind', 'sid', 'id', 'seq', 'role', 'ts', 'par
 /** Block fields that are structure; `data` of images and files is bytes (base64), not text. */
 const BLOCK_STRUCTURE = new Set(['type', 'id', 'tool_use_id', 'mime', 'signature', 'encrypted', 'is_error', 'exit_code', 'redacted', 'data', 'provider', 'truncated'])
 
+/** `blocks[1].input.command`: keys joined by dots, indices in brackets. */
+function fieldPath(path: Array<string | number>): string {
+  let out = ''
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : '.' + seg
+  return out
+}
+
 export function redact(options: RedactTransformOptions = {}): RedactStream {
   const opts = resolveOptions('redact', redactOptions, options)
   const engine = opts.redactor ?? new Redactor(opts)
   const report: RedactReport = { redacted: {}, records: [] }
   let found: Record<string, number> | null = null
   let fields: RedactField[] | null = null
-  // The path of the field being scanned, as segments (`blocks`, `[1]`, `input`), joined only when a replacement is reported.
-  const path: string[] = []
+  // The path of the field being scanned, as keys and indices (`blocks`, 1, `input`), formatted only when a replacement is reported.
+  const path: Array<string | number> = []
   const note = (kind: string, label: string): void => {
     found ??= {}
     found[kind] = (found[kind] ?? 0) + 1
     report.redacted[kind] = (report.redacted[kind] ?? 0) + 1
     if (opts.report) {
       fields ??= []
-      if (fields.length < MAX_FIELDS) fields.push({ path: path.join('').replace(/^\./, ''), kind, label })
+      if (fields.length < MAX_FIELDS) fields.push({ path: fieldPath(path), kind, label })
     }
   }
 
@@ -110,7 +117,7 @@ export function redact(options: RedactTransformOptions = {}): RedactStream {
       for (let i = 0; i < v.length; i++) {
         const x = v[i]
         if (x === null || (typeof x !== 'string' && typeof x !== 'object') || (typeof x === 'string' && x.length < 8)) continue
-        path.push(`[${i}]`)
+        path.push(i)
         const n = deep(x)
         path.pop()
         if (n !== x) (out ??= v.slice())[i] = n
@@ -121,7 +128,7 @@ export function redact(options: RedactTransformOptions = {}): RedactStream {
     for (const k in v) {
       const val = (v as Record<string, unknown>)[k]
       if (val === null || (typeof val !== 'string' && typeof val !== 'object') || (typeof val === 'string' && val.length < 8)) continue
-      path.push('.' + k)
+      path.push(k)
       const n = deep(val)
       path.pop()
       if (n !== val) (out ??= { ...(v as Record<string, unknown>) })[k] = n
@@ -135,7 +142,7 @@ export function redact(options: RedactTransformOptions = {}): RedactStream {
     for (const k in o) {
       const val = (o as Record<string, unknown>)[k]
       if (val === undefined || skip.has(k)) continue
-      path.push('.' + k)
+      path.push(k)
       const n = k === 'blocks' && Array.isArray(val) ? blocksOf(val as Block[]) : deep(val)
       path.pop()
       if (n !== val) (out ??= { ...(o as Record<string, unknown>) })[k] = n
@@ -147,7 +154,7 @@ export function redact(options: RedactTransformOptions = {}): RedactStream {
     let out: Block[] | null = null
     for (let i = 0; i < blocks.length; i++) {
       const b = blocks[i]!
-      path.push(`[${i}]`)
+      path.push(i)
       let n = fieldsOf(b, BLOCK_STRUCTURE)
       path.pop()
       // Changed thinking text invalidates the provider's signature over it.
@@ -161,7 +168,7 @@ export function redact(options: RedactTransformOptions = {}): RedactStream {
   }
 
   function nativeOf(n: NativePass): NativePass {
-    path.push('.native')
+    path.push('native')
     const out = deep(n) as NativePass
     path.pop()
     return out

@@ -105,16 +105,19 @@ function afterEscape(text: string, start: number): boolean {
 
 /** What candidates scans, a window of the string at a time (even, so windows keep their parity). */
 const SCAN_WINDOW = 64 * 1024
-const SCAN = Buffer.allocUnsafe(SCAN_WINDOW + 2)
+// Its own ArrayBuffer, so the 16-bit view below is aligned (a pooled Buffer may start at an odd offset).
+const SCAN = Buffer.from(new ArrayBuffer(SCAN_WINDOW + 4))
+/** The scan buffer as pairs: one load reads a window's two characters (in this order on little-endian machines). */
+const SCAN16 = new Uint16Array(SCAN.buffer, SCAN.byteOffset, (SCAN_WINDOW + 4) >> 1)
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 
-/** How often letters occur in English text and code, per mille (case folded; other characters 10): ranks a keyword's windows. */
-const LETTER_FREQ: Record<string, number> = { e: 127, t: 91, a: 82, o: 75, i: 70, n: 67, s: 63, h: 61, r: 60, d: 43, l: 40, c: 28, u: 28, m: 24, w: 24, f: 22, g: 20, y: 20, p: 19, b: 15, v: 10, k: 8, j: 2, x: 2, q: 1, z: 1 }
-const charFreq = (c: string): number => LETTER_FREQ[c.toLowerCase()] ?? 10
-
-/** How common the windows at `j` and `j + 1` of `kw` are (the product of their letters' frequencies, summed). */
-function windowCost(kw: string, j: number): number {
-  return charFreq(kw[j]!) * charFreq(kw[j + 1]!) + charFreq(kw[j + 1]!) * charFreq(kw[j + 2]!)
-}
+/** How often letters occur in English text and code, per mille (lower case); a space is the commonest character of all. */
+const LETTER_FREQ: Record<string, number> = { ' ': 180, e: 127, t: 91, a: 82, o: 75, i: 70, n: 67, s: 63, h: 61, r: 60, d: 43, l: 40, c: 28, u: 28, m: 24, w: 24, f: 22, g: 20, y: 20, p: 19, b: 15, v: 10, k: 8, j: 2, x: 2, q: 1, z: 1 }
+/** Capitals are about a tenth as common as their lower case; digits and punctuation count 10. */
+const charFreq = (c: string): number => LETTER_FREQ[c] ?? (LETTER_FREQ[c.toLowerCase()] ?? 100) / 10
+/** The commonest pairs of English and of code identifiers, rated like the commonest letters. */
+const COMMON_PAIRS = new Set('th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ta ec ol pe ct ss ac et ns'.split(' '))
+const pairFreq = (a: string, b: string): number => (COMMON_PAIRS.has((a + b).toLowerCase()) ? 180 * 180 : charFreq(a) * charFreq(b))
 
 /**
  * Token runs longer than MAX_TOKEN in `text`, as start, end pairs into `out`.
@@ -163,8 +166,6 @@ export class Redactor {
   private readonly rules: Rule[]
   /** Bucket of each two-character window (ASCII pairs, `c0 << 7 | c1`); 0 is none. */
   private readonly bigrams = new Uint16Array(128 * 128)
-  /** Bucket of the two-character keywords, by those characters: looked up one character on from each window (their odd starts). */
-  private readonly odd = new Uint16Array(128 * 128)
   private readonly buckets: Entry[][] = [[]]
   /** Keyword context on (not `noGeneric`); its keyword occurrences in the current string, as start, length pairs. */
   private readonly keywordContext: boolean
@@ -270,50 +271,33 @@ export class Redactor {
   }
 
   /**
-   * Files a keyword in the window table. The scan looks at the windows at
-   * even positions only, so a keyword is filed under two adjacent windows of
-   * its own (one of them is at an even position wherever it starts); a
-   * two-character keyword, under itself and every window ending in its first
-   * character. False when it cannot be filed (one character, non-ASCII).
+   * Files a keyword in the window table under its least common window of two
+   * characters (the scan looks at every window, so one is enough). False when
+   * it cannot be filed (one character, no window of two ASCII characters).
    */
   private file(kw: string, rules: number[], context: boolean, wordEnd: boolean): boolean {
-    if (kw.length < 2 || /[^\x00-\x7f]/.test(kw.slice(0, 3))) return false
-    const at = (c0: number, c1: number, delta: number): void => {
-      const key = (c0 << 7) | c1
-      let slot = this.bigrams[key]!
-      if (slot === 0) {
-        slot = this.buckets.length
-        this.buckets.push([])
-        this.bigrams[key] = slot
-      }
-      this.buckets[slot]!.push({ kw, delta, rules, seen: 0, context, wordEnd })
+    let best = -1
+    for (let j = 0; j + 1 < kw.length; j++) {
+      if (kw.charCodeAt(j) > 127 || kw.charCodeAt(j + 1) > 127) continue
+      if (best === -1 || pairFreq(kw[j]!, kw[j + 1]!) < pairFreq(kw[best]!, kw[best + 1]!)) best = j
     }
-    if (kw.length === 2) {
-      at(kw.charCodeAt(0), kw.charCodeAt(1), 0)
-      // At an odd position: the second table, looked up at each window's second and third characters.
-      const key = (kw.charCodeAt(0) << 7) | kw.charCodeAt(1)
-      let slot = this.odd[key]!
-      if (slot === 0) {
-        slot = this.buckets.length
-        this.buckets.push([])
-        this.odd[key] = slot
-      }
-      this.buckets[slot]!.push({ kw, delta: 1, rules, seen: 0, context, wordEnd })
-      return true
+    if (best === -1) return false
+    const key = (kw.charCodeAt(best) << 7) | kw.charCodeAt(best + 1)
+    let slot = this.bigrams[key]!
+    if (slot === 0) {
+      slot = this.buckets.length
+      this.buckets.push([])
+      this.bigrams[key] = slot
     }
-    // Any two adjacent windows of the keyword do: take the pair least common in text, so fewer windows stop the scan.
-    let best = 0
-    for (let j = 1; j + 2 < kw.length; j++) if (windowCost(kw, j) < windowCost(kw, best)) best = j
-    at(kw.charCodeAt(best), kw.charCodeAt(best + 1), -best)
-    at(kw.charCodeAt(best + 1), kw.charCodeAt(best + 2), -best - 1)
+    this.buckets[slot]!.push({ kw, delta: -best, rules, seen: 0, context, wordEnd })
     return true
   }
 
   /**
    * The rules whose keywords occur in `text` (into `cand`), and the
    * keyword-context occurrences (into `kwHits`): one pass over the windows of
-   * two characters at even positions, looked up in the table of the
-   * keywords' windows, a hit confirmed with `startsWith`. Non-ASCII
+   * two characters, each looked up in the table of the keywords' least
+   * common windows, a hit confirmed with `startsWith`. Non-ASCII
    * characters are folded onto ASCII for the lookup (only a wasted
    * `startsWith`). Faster here than one regex alternation, even a trie, of
    * the ~150 literals.
@@ -329,10 +313,6 @@ export class Redactor {
       const at = text.indexOf(kw)
       if (at !== -1) for (const r of rules) if (ruleGen[r] !== gen) (cand.push(r), (first[r] = at), (ruleGen[r] = gen))
     }
-    const table = this.bigrams
-    const odd = this.odd
-    // A bucket whose keywords were all found is not looked at again in this string.
-    const done = this.bucketDone
     const hits = this.kwHits
     hits.length = 0
     const n = text.length
@@ -343,18 +323,41 @@ export class Redactor {
       const len = Math.min(SCAN_WINDOW + 1, n - base)
       buf.write(base === 0 && len === n ? text : text.slice(base, base + len), 0, len, 'latin1')
       buf[len] = 0
+      buf[len + 1] = 0
+      buf[len + 2] = 0
       const stop = Math.min(SCAN_WINDOW, len)
-      for (let j = 0; j < stop; j += 2) {
-        const i = base + j
-        const slot = table[((buf[j]! & 127) << 7) | (buf[j + 1]! & 127)]!
-        if (slot !== 0 && done[slot] !== gen) this.visit(text, slot, i, gen)
-        const o = odd[((buf[j + 1]! & 127) << 7) | (buf[j + 2]! & 127)]!
-        if (o !== 0 && done[o] !== gen) this.visit(text, o, i, gen)
-      }
+      this.scan(text, base, stop, gen)
     }
     const runs = this.runs
     runs.length = 0
     if (n > MAX_TOKEN) longRuns(text, runs)
+  }
+
+  /**
+   * The windows of SCAN up to `stop` (text from `base`), kept apart from
+   * candidates' set-up so that this loop alone is compiled hot.
+   */
+  private scan(text: string, base: number, stop: number, gen: number): void {
+    const table = this.bigrams
+    const done = this.bucketDone
+    if (!LITTLE_ENDIAN) {
+      for (let j = 0; j < stop; j++) {
+        const slot = table[((SCAN[j]! & 127) << 7) | (SCAN[j + 1]! & 127)]!
+        if (slot !== 0 && done[slot] !== gen) this.visit(text, slot, base + j, gen)
+      }
+      return
+    }
+    const u16 = SCAN16
+    // Two characters a load: `w0` holds the window at j, `w1` the one at j + 2; the window at j + 1 is w0's high byte and w1's low one.
+    let w0 = u16[0]!
+    for (let j = 0, k = 1; j < stop; j += 2, k++) {
+      const w1 = u16[k]!
+      const slot = table[((w0 & 127) << 7) | ((w0 >>> 8) & 127)]!
+      if (slot !== 0 && done[slot] !== gen) this.visit(text, slot, base + j, gen)
+      const o = table[((w0 >>> 1) & (127 << 7)) | (w1 & 127)]!
+      if (o !== 0 && done[o] !== gen) this.visit(text, o, base + j + 1, gen)
+      w0 = w1
+    }
   }
 
   /** The keywords of one bucket at window `i`: context occurrences into kwHits, rules into cand. */

@@ -52,34 +52,6 @@ export function proseValue(text: string, at: number, next: number, judge: ProseJ
   // Cheap exit: prose has a space, colon, or markdown emphasis after the cue word.
   const c0 = text.charCodeAt(we)
   if (!(isSpace(c0) || c0 === 58 || c0 === 42 || c0 === 96 || c0 === 95)) return null
-  let ws = at
-  while (ws > 0 && at - ws < 30 && isWordChar(text.charCodeAt(ws - 1))) ws--
-  if (escapeAt(text, ws + 1) && ws + 1 <= at) ws += 1
-  // The noun phrase: up to three words before, separated by single spaces.
-  const phrase: string[] = [text.slice(ws, we)]
-  let p = ws
-  for (let k = 0; k < 3; k++) {
-    if (p < 2 || !isSpace(text.charCodeAt(p - 1))) break
-    const w = wordBefore(text, p - 1)
-    if (!w) break
-    // A word right after a JSON escape (`\nAPI key is …`) starts after the escape's letter, and ends the phrase.
-    if (escapeAt(text, w[0] + 1)) {
-      if (w[1] > w[0] + 1) phrase.unshift(text.slice(w[0] + 1, w[1]))
-      break
-    }
-    phrase.unshift(text.slice(w[0], w[1]))
-    p = w[0]
-  }
-  // The strongest reading of the phrase: `service role key`, not `the`.
-  let name = ''
-  let strength = 0
-  for (let k = phrase.length - 1; k >= 0; k--) {
-    const n = phrase.slice(k).join('_').replace(/\*+/g, '').replace(N_TILDE, 'n')
-    const s = judge.strength(n)
-    if (s === 0 && k < phrase.length - 1) break
-    if (s >= strength) (strength = s), (name = n)
-  }
-  if (strength < 2) return null
   // After the cue: markdown `**`, at most GAP_MAX short words, a connector, the value.
   let i = we
   while (i < text.length && (text.charCodeAt(i) === 42 || text.charCodeAt(i) === 96) && i - we < 3) i++
@@ -128,9 +100,39 @@ export function proseValue(text: string, at: number, next: number, judge: ProseJ
   let ve = i
   // Sentence punctuation after the value is not part of it.
   while (ve > vs && /[.:!?]/.test(text[ve - 1]!)) ve--
+  // What follows is read before the phrase before: most keyword occurrences in code have no value there, and the phrase costs more.
+  if (ve - vs < 6) return null
   const v = text.slice(vs, ve)
-  if (!judge.value(v, strength, name)) return null
   // Without a connector the value must look generated: long with letters and digits, or with symbols too.
   if (!connector && !((v.length >= 16 && /[0-9]/.test(v) && /[A-Za-z]/.test(v)) || classes(v) >= 3)) return null
+  let ws = at
+  while (ws > 0 && at - ws < 30 && isWordChar(text.charCodeAt(ws - 1))) ws--
+  if (escapeAt(text, ws + 1) && ws + 1 <= at) ws += 1
+  // The noun phrase: up to three words before, separated by single spaces.
+  const phrase: string[] = [text.slice(ws, we)]
+  let p = ws
+  for (let k = 0; k < 3; k++) {
+    if (p < 2 || !isSpace(text.charCodeAt(p - 1))) break
+    const w = wordBefore(text, p - 1)
+    if (!w) break
+    // A word right after a JSON escape (`\nAPI key is …`) starts after the escape's letter, and ends the phrase.
+    if (escapeAt(text, w[0] + 1)) {
+      if (w[1] > w[0] + 1) phrase.unshift(text.slice(w[0] + 1, w[1]))
+      break
+    }
+    phrase.unshift(text.slice(w[0], w[1]))
+    p = w[0]
+  }
+  // The strongest reading of the phrase: `service role key`, not `the`.
+  let name = ''
+  let strength = 0
+  for (let k = phrase.length - 1; k >= 0; k--) {
+    const n = phrase.slice(k).join('_').replace(/\*+/g, '').replace(N_TILDE, 'n')
+    const s = judge.strength(n)
+    if (s === 0 && k < phrase.length - 1) break
+    if (s >= strength) (strength = s), (name = n)
+  }
+  if (strength < 2) return null
+  if (!judge.value(v, strength, name)) return null
   return [vs, ve]
 }
