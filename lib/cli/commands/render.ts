@@ -71,6 +71,7 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
     range,
     thinking: argv.thinking !== false,
     tools: argv.tools as 'full' | 'brief' | 'none',
+    context: argv.context === true,
     images: argv.images as 'inline' | 'strip',
     ...(typeof argv.maxImageBytes === 'number' ? { maxImageBytes: argv.maxImageBytes } : {}),
   })
