@@ -49,11 +49,11 @@ article.user{background:var(--user)}article.assistant{background:var(--assistant
 pre{background:var(--code);padding:.5rem;border-radius:4px;overflow-x:auto;white-space:pre-wrap;word-break:break-word;font-size:.85rem}code{font-size:.9em}
 details{margin:.3rem 0}summary{cursor:pointer;color:var(--muted)}summary b{color:var(--fg)}
 details.call{border:1px solid var(--line);border-radius:6px;background:var(--bg)}details.call>summary{background:var(--tool);border-radius:5px;padding:.1rem .4rem}details.call[open]>summary{border-radius:5px 5px 0 0}
-details.call>.input,details.call>.result{padding:0 .5rem}.result .meta{margin-top:.3rem}.status{color:var(--muted)}details.call.err>summary .status{color:var(--err)}
+details.call>.input,details.call>.result{padding:0 .5rem}.result .meta{margin-top:.3rem}.status{color:var(--muted)}details.call.failed>summary .status{color:var(--err)}details.call.failed .result pre{border-left:3px solid var(--err)}
 .err,.err summary{color:var(--err)}.thinking{color:var(--muted);font-style:italic}.boundary{text-align:center;color:var(--muted);border-top:2px dashed var(--line);margin:1rem 0;padding-top:.3rem}
 .hidden-context{color:var(--muted);font-size:.85rem;margin:.5rem 0}
 img.inline{max-width:100%;height:auto}.placeholder,.img-ref{color:var(--muted);font-style:italic}
-nav.toc{order:-1;font-size:.85rem;border:1px solid var(--line);border-radius:6px;padding:.2rem .8rem;margin:.5rem 0}nav.toc ol{margin:.2rem 0;padding-left:1.2rem}nav.toc li{margin:.1rem 0}nav.toc time{color:var(--muted)}nav.toc li.session{list-style:none;margin-left:-1.2rem;font-weight:600}
+nav.toc{order:-1;font-size:.85rem;border:1px solid var(--line);border-radius:6px;padding:.2rem .8rem;margin:.5rem 0}nav.toc ol{margin:.2rem 0;padding-left:.2rem;list-style:none}nav.toc li{margin:.1rem 0}nav.toc time{color:var(--muted)}nav.toc li.session{font-weight:600;margin-top:.3rem}
 footer{color:var(--muted);font-size:.8rem;border-top:1px solid var(--line);margin-top:2rem;padding-top:.5rem}
 button#expand{order:-2;align-self:flex-end;font-size:.8rem}
 @media (min-width:84rem){body{display:grid;grid-template-columns:17rem minmax(0,60rem);column-gap:1.5rem;max-width:80rem;align-items:start}nav.toc{grid-column:1;grid-row:1/span 3;position:sticky;top:1rem;max-height:calc(100vh - 2rem);overflow:auto}button#expand,main,footer{grid-column:2}button#expand{justify-self:end}}
@@ -159,7 +159,7 @@ export function htmlFormat(opts: ViewOptions): Format {
   function card(c: Card): string {
     const r = c.result
     const status = r ? ` <span class="status">${h(r.status)}</span>` : ''
-    return `<details class="call${r?.err ? ' err' : ''}" id="${h(callAnchor(c.callId))}"><summary>${c.label}${status}</summary>${c.input}${r ? r.html : ''}</details>\n`
+    return `<details class="call${r?.err ? ' failed' : ''}" id="${h(callAnchor(c.callId))}"><summary>${c.label}${status}</summary>${c.input}${r ? r.html : ''}</details>\n`
   }
 
   /** Writes what is held, cards with whatever results they got. */
@@ -200,7 +200,9 @@ export function htmlFormat(opts: ViewOptions): Format {
   function tocList(): string {
     const turns = toc.filter((e) => !e.session).length + tocMore
     if (turns === 0) return ''
-    const items = toc.map((e) =>
+    // One session: its heading is right below; several: each opens its group of turns.
+    const entries = toc.filter((e) => !e.session).length === toc.length - 1 ? toc.filter((e) => !e.session) : toc
+    const items = entries.map((e) =>
       e.session
         ? `<li class="session"><a href="${h(e.href)}">${h(e.text)}</a></li>`
         : `<li><a href="${h(e.href)}">#${e.n}</a>${e.time ? ` ${e.time.iso ? `<time datetime="${e.time.iso}" title="${h(e.time.title)}">` : '<time>'}${h(e.time.text)}</time>` : ''} ${h(e.text)}</li>`,
