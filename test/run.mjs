@@ -75,6 +75,10 @@ export const FULL_ONLY = [
   // `ferry pick` in tmux: eight picker processes (pager, continue, render, archive search, bash Ctrl-G). ~6 s of its own
   // (17–19 CPU-s under test/run.mjs against 13 for a one-assertion file, at a load of 44) (170 s).
   'test/pick/pick-actions.test.ts',
+  // #46's pages in Chromium (cards, contents links, times, markers, code mode): one browser, 4 renders. 6.7 CPU-s (24 s).
+  'test/render/page-browser.test.ts',
+  // #46's export column types and the README's DuckDB queries: archive twice, export, DuckDB. 5.3 CPU-s (15 s).
+  'test/archive/export-types.test.ts',
 ]
 
 const argv = process.argv.slice(2)

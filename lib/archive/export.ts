@@ -47,7 +47,7 @@ interface State {
 const STATE = '_ferry_export.json'
 const MONTH = "coalesce(substr(coalesce(s.created_at, s.updated_at), 1, 7), 'unknown')"
 
-type Col = { name: string; type: 'STRING' | 'INT32' | 'BOOLEAN' }
+type Col = { name: string; type: 'STRING' | 'INT32' | 'BOOLEAN' | 'TIMESTAMP' }
 
 export const SESSION_COLUMNS: Col[] = [
   { name: 'sid', type: 'STRING' },
@@ -58,14 +58,14 @@ export const SESSION_COLUMNS: Col[] = [
   { name: 'model', type: 'STRING' },
   { name: 'agent_version', type: 'STRING' },
   { name: 'git_branch', type: 'STRING' },
-  { name: 'created_at', type: 'STRING' },
-  { name: 'updated_at', type: 'STRING' },
+  { name: 'created_at', type: 'TIMESTAMP' },
+  { name: 'updated_at', type: 'TIMESTAMP' },
   { name: 'parent', type: 'STRING' },
   { name: 'parent_kind', type: 'STRING' },
   { name: 'message_count', type: 'INT32' },
   { name: 'record_count', type: 'INT32' },
   { name: 'source_path', type: 'STRING' },
-  { name: 'gone_from_source', type: 'STRING' },
+  { name: 'gone_from_source', type: 'BOOLEAN' },
   { name: 'header', type: 'STRING' },
 ]
 
@@ -75,7 +75,7 @@ export const RECORD_COLUMNS: Col[] = [
   { name: 'seq', type: 'INT32' },
   { name: 'kind', type: 'STRING' },
   { name: 'role', type: 'STRING' },
-  { name: 'ts', type: 'STRING' },
+  { name: 'ts', type: 'TIMESTAMP' },
   { name: 'parent', type: 'STRING' },
   { name: 'tools', type: 'STRING' },
   { name: 'active', type: 'BOOLEAN' },
@@ -84,6 +84,17 @@ export const RECORD_COLUMNS: Col[] = [
 ]
 
 type Row = Record<string, string | number | boolean | null>
+
+/**
+ * A Parquet column's value: a TIMESTAMP column takes a Date (milliseconds,
+ * UTC), and a time that does not parse is null rather than a wrong instant
+ * (the record's JSON keeps the text as the source wrote it).
+ */
+function cell(c: Col, v: Row[string] | undefined): unknown {
+  if (v === undefined || v === null || c.type !== 'TIMESTAMP') return v ?? null
+  const d = new Date(String(v))
+  return Number.isNaN(d.getTime()) ? null : d
+}
 
 function readState(out: string, format: ExportFormat): State {
   const p = join(out, STATE)
@@ -122,7 +133,7 @@ function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[])
   return writeAtomic(path, (tmp) =>
     parquetWriteFile({
       filename: tmp,
-      columnData: cols.map((c) => ({ name: c.name, type: c.type, data: rows.map((r) => r[c.name] ?? null) as never })),
+      columnData: cols.map((c) => ({ name: c.name, type: c.type, data: rows.map((r) => cell(c, r[c.name])) as never })),
       createdBy: `ferry ${VERSION}`,
     }),
   )
@@ -179,7 +190,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
       message_count: s.message_count as number,
       record_count: s.record_count as number,
       source_path: (s.src_path as string) ?? null,
-      gone_from_source: (s.gone_at as string) ?? null,
+      gone_from_source: s.gone_at !== null && s.gone_at !== undefined,
       header: s.header as string,
     }))
     sum.bytes += writeFile(join(opts.out, 'sessions', part(p.h, p.m), `sessions.${ext}`), opts.format, SESSION_COLUMNS, rows)

@@ -14,7 +14,8 @@ export function viewOptions<T>(y: Argv<T>, toolsDefault: 'full' | 'brief'): Argv
   return y
     .option('range', { type: 'string', describe: 'Only messages A-B (the numbers shown in the view); also REF#A-B', group: 'View:' })
     .option('thinking', { type: 'boolean', default: true, describe: 'Show thinking (--no-thinking hides it)', group: 'View:' })
-    .option('tools', { type: 'string', choices: ['full', 'brief', 'none'], default: toolsDefault, describe: 'Tool calls and outputs: in full, one line each with outputs shortened, or left out', group: 'View:' }) as Argv<T>
+    .option('tools', { type: 'string', choices: ['full', 'brief', 'none'], default: toolsDefault, describe: 'Tool calls and outputs: in full, one line each with outputs shortened, or left out', group: 'View:' })
+    .option('context', { type: 'boolean', default: false, describe: 'Show the context the agent injected (command caveats, reminders, environment, instructions); by default each run of it is one summary line', group: 'View:' }) as Argv<T>
 }
 
 /**

@@ -24,6 +24,11 @@ export interface ViewOptions {
   width: number
   /** ANSI colour (terminal format). */
   color: boolean
+  /**
+   * Show the context the agent injected (command caveats, reminders,
+   * environment, instructions). Off: a run of it is one summary line.
+   */
+  context: boolean
 }
 
 /** A tool call seen earlier in the session, for labelling its result. */
@@ -65,6 +70,8 @@ export interface Format {
   session(h: SessionRec, place: Place, agent: string, startedBy: CallInfo | undefined): string
   message(m: MessageRec, n: number, place: Place, calls: ReadonlyMap<string, CallInfo>): string
   boundary(b: BoundaryRec, place: Place): string
+  /** `count` entries of injected context left out (messages `from`-`to`), as one line. */
+  hiddenContext(count: number, from: number, to: number, place: Place): string
   /** A session's records are done (its sub-agents may still follow, nested in it). */
   sessionEnd(stats: SessionStats, place: Place): string
   /** Closes a session's container, after its sub-agents. */

@@ -33,6 +33,7 @@ export const VIEW_DEFAULTS: ViewOptions = {
   maxOutput: 20_000,
   width: 100,
   color: false,
+  context: false,
 }
 
 export interface RenderOptions extends Partial<ViewOptions> {
@@ -60,7 +61,7 @@ export function renderer(opts: RenderOptions): RenderStream {
   const view: ViewOptions = { ...VIEW_DEFAULTS }
   for (const [k, v] of Object.entries(opts)) if (v !== undefined && k in VIEW_DEFAULTS) (view as unknown as Record<string, unknown>)[k] = v
   const range = typeof opts.range === 'string' ? parseRange(opts.range) : (opts.range ?? null)
-  return new RenderStream(formatFor(opts.format, view), { range, ...(opts.redacted ? { redacted: opts.redacted } : {}) })
+  return new RenderStream(formatFor(opts.format, view), { range, context: view.context, ...(opts.redacted ? { redacted: opts.redacted } : {}) })
 }
 
 /** The redaction a shared document gets: the redact transform's rules plus home paths and e-mail addresses. */

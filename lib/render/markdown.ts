@@ -10,7 +10,7 @@ import type { Block, BoundaryRec, MessageRec, SessionRec, ToolResultBlock } from
 import { cleanText, oneLine } from './clean.js'
 import type { CallInfo, Footer, Format, Place, SessionStats, ViewOptions } from './format.js'
 import { imageLabel, inputText, resultParts } from './summary.js'
-import { escapeHtml, footerFacts, messageAnchor, sessionFacts } from './shared.js'
+import { escapeHtml, footerFacts, messageAnchor, messageClock, plural, sessionFacts } from './shared.js'
 
 /** A fence longer than the longest run of backticks in `text` (at least three). */
 export function fence(text: string, lang = ''): string {
@@ -52,6 +52,7 @@ export function safeMarkdown(text: string): string {
 const h = escapeHtml
 
 export function markdownFormat(opts: ViewOptions): Format {
+  const clock = messageClock()
   const details = (summary: string, inner: string): string => `<details><summary>${summary}</summary>\n\n${inner}\n</details>\n\n`
 
   function result(r: ToolResultBlock, calls: ReadonlyMap<string, CallInfo>): string {
@@ -59,7 +60,7 @@ export function markdownFormat(opts: ViewOptions): Format {
     const parts = resultParts(r)
     const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('')
     const lines = text === '' ? 0 : text.split('\n', 100_001).length
-    const label = `${r.is_error ? '❌ error: ' : ''}output of ${h(call?.name ?? 'tool')}${r.exit_code !== undefined ? ` (exit ${Number(r.exit_code)})` : ''}, ${lines.toLocaleString('en-US')} lines`
+    const label = `${r.is_error ? '❌ error: ' : ''}output of ${h(call?.name ?? 'tool')}${r.exit_code !== undefined ? ` (exit ${Number(r.exit_code)})` : ''}, ${plural(lines, 'line')}`
     const max = opts.tools === 'brief' ? 2000 : opts.maxOutput
     let inner = text === '' ? '_(no output)_\n' : fence(cleanText(text, max))
     for (const p of parts) if (p.type === 'image') inner += `\n_[image: ${h(imageLabel(p))}]_\n`
@@ -98,7 +99,7 @@ export function markdownFormat(opts: ViewOptions): Format {
   return {
     start: () => '',
     session(s: SessionRec, place: Place, agent: string, startedBy: CallInfo | undefined): string {
-      const title = h(oneLine(s.title ?? '(untitled)', 200))
+      const title = h(oneLine(s.title ?? '(untitled)', 2000))
       const head = place.depth > 0 ? `${'#'.repeat(Math.min(2 + place.depth, 4))} Sub-agent: ${title}` : `# ${title}`
       const facts = sessionFacts(s, agent).map(([k, v]) => `**${k}:** ${h(v)}`)
       if (startedBy) facts.push(`**started by:** ${h(startedBy.name)} <code>${h(startedBy.arg)}</code>`)
@@ -108,7 +109,7 @@ export function markdownFormat(opts: ViewOptions): Format {
       const onlyResults = m.blocks.length > 0 && m.blocks.every((b) => b.type === 'tool_result')
       if (onlyResults && opts.tools === 'none') return ''
       const anchor = `<a id="${messageAnchor(place, n)}"></a>`
-      const when = typeof m.ts === 'string' ? ` · ${h(oneLine(m.ts, 40))}` : ''
+      const when = typeof m.ts === 'string' ? ` · ${h(clock(m.ts).text)}` : ''
       if (m.context) {
         const text = m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
         return `${anchor}\n` + details(`#${n} injected context${m.context_kind ? ` (${h(oneLine(m.context_kind, 30))})` : ''}${when}`, fence(cleanText(text, opts.maxText)))
@@ -119,13 +120,16 @@ export function markdownFormat(opts: ViewOptions): Format {
       if (m.stop_reason === 'error' || m.stop_reason === 'aborted') out += `_[${m.stop_reason}]_\n\n`
       return out
     },
+    hiddenContext(count: number): string {
+      return `_${plural(count, 'injected context entry', 'injected context entries')} not shown (render with \`--context\` to include them)_\n\n`
+    },
     boundary(b: BoundaryRec): string {
       const facts = [b.trigger === undefined ? undefined : oneLine(String(b.trigger), 30), b.pre_tokens !== undefined ? `${Number(b.pre_tokens).toLocaleString('en-US')} tokens before` : undefined].filter(Boolean).join(', ')
       const head = `**── ${h(oneLine(b.type, 40))}${facts ? ` (${h(facts)})` : ''} ──**\n\n`
       return b.summary ? head + details('Summary', safeMarkdown(cleanText(b.summary, opts.maxText))) : head
     },
     sessionEnd(s: SessionStats): string {
-      return `_${s.messages} messages, ${s.toolCalls} tool calls${s.errors ? `, ${s.errors} errors` : ''}${s.shown !== s.messages ? `, ${s.shown} shown` : ''}_\n\n`
+      return `_${plural(s.messages, 'message')}, ${plural(s.toolCalls, 'tool call')}${s.errors ? `, ${plural(s.errors, 'error')}` : ''}${s.shown !== s.messages ? `, ${s.shown} shown` : ''}_\n\n`
     },
     close: () => '',
     finish(f: Footer): string {

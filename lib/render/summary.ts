@@ -24,6 +24,46 @@ export function mainArgument(use: ToolUseBlock): string {
   return ''
 }
 
+/**
+ * Codex's code mode runs a JavaScript script (a custom tool, `exec`) that
+ * calls the real tools: `tools.exec_command({ cmd: "npm test" })`. The
+ * commands it runs say what it does; the script is its input.
+ */
+const CODE_CALL = /\btools\.([A-Za-z_][\w]*)\s*\(\s*(\{[^]*?\})?\s*\)/g
+const CMD_ARG = /\b(?:cmd|command)\s*:\s*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)/
+
+function stringLiteral(lit: string): string {
+  const body = lit.slice(1, -1)
+  if (lit[0] === '"') {
+    try {
+      return JSON.parse(lit) as string
+    } catch {
+      return body
+    }
+  }
+  return body.replace(/\\(.)/g, '$1')
+}
+
+/** The tools a code-mode script calls and what they run, or null when `input` is not such a script. */
+export function codeModeCalls(input: unknown): { names: string[]; commands: string[] } | null {
+  if (typeof input !== 'string' || !input.includes('tools.')) return null
+  const names: string[] = []
+  const commands: string[] = []
+  for (const m of input.slice(0, 100_000).matchAll(CODE_CALL)) {
+    if (!names.includes(m[1]!)) names.push(m[1]!)
+    const cmd = m[2] ? CMD_ARG.exec(m[2]) : null
+    if (cmd) commands.push(stringLiteral(cmd[1]!))
+  }
+  return names.length ? { names, commands } : null
+}
+
+/** What a view says of a call: its name and main argument; a code-mode script as the commands it runs. */
+export function callSummary(use: ToolUseBlock): { name: string; arg: string } {
+  const code = codeModeCalls(use.input)
+  if (code) return { name: code.names.join(', '), arg: code.commands.length ? code.commands.join('; ') : mainArgument(use) }
+  return { name: use.name, arg: mainArgument(use) }
+}
+
 /** The input as text for a full view: a string as it is, anything else as indented JSON. */
 export function inputText(use: ToolUseBlock): string {
   if (typeof use.input === 'string') return use.input

@@ -8,6 +8,7 @@ import type { Block, BoundaryRec, MessageRec, SessionRec, ToolResultBlock } from
 import { clean, cleanText, oneLine } from './clean.js'
 import type { CallInfo, Footer, Format, Place, SessionStats, ViewOptions } from './format.js'
 import { imageLabel, resultChars, resultParts } from './summary.js'
+import { plural } from './shared.js'
 
 const SGR = { bold: '1', dim: '2', italic: '3', red: '31', green: '32', yellow: '33', blue: '34', magenta: '35', cyan: '36' } as const
 type Style = keyof typeof SGR
@@ -75,7 +76,7 @@ export function terminalFormat(opts: ViewOptions): Format {
       const lines = head.split('\n')
       const total = text.split('\n', 100_000).length
       const shown = lines.slice(0, BRIEF_LINES).map((l) => oneLine(l, Math.max(20, opts.width - 8)) || ' ')
-      const more = total > BRIEF_LINES || chars > 4000 ? paint('dim', ` … (${total >= 100_000 ? '100,000+' : total} lines, ${chars.toLocaleString('en-US')} chars)`) : ''
+      const more = total > BRIEF_LINES || chars > 4000 ? paint('dim', ` … (${total >= 100_000 ? '100,000+ lines' : plural(total, 'line')}, ${plural(chars, 'char')})`) : ''
       out += body(`${paint('dim', '⎿')} ${mark}${paint('dim', label + exit)}${more}`, place, 2)
       if (text.trim() !== '') out += body(shown.join('\n'), place, 4, r.is_error ? 'red' : 'dim')
     } else {
@@ -116,7 +117,7 @@ export function terminalFormat(opts: ViewOptions): Format {
   return {
     start: () => '',
     session(h: SessionRec, place: Place, agent: string, startedBy: CallInfo | undefined): string {
-      const title = oneLine(h.title ?? '(untitled)', 200)
+      const title = oneLine(h.title ?? '(untitled)', 2000)
       let out = place.session > 1 && place.depth === 0 ? '\n' : ''
       const kind = place.depth > 0 ? paint('magenta', 'sub-agent ') : ''
       out += bar(place.depth) + paint('bold', `━━ ${kind}${agent} · ${title}`) + '\n'
@@ -135,9 +136,11 @@ export function terminalFormat(opts: ViewOptions): Format {
       const onlyResults = m.blocks.length > 0 && m.blocks.every((b) => b.type === 'tool_result')
       if (onlyResults && opts.tools === 'none') return ''
       if (m.context) {
-        const text = m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join(' ')
+        // Shown only with --context (the walker leaves it out otherwise): in full, dimmed.
+        const text = m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
         const kind = m.context_kind ? ` (${oneLine(m.context_kind, 30)})` : ''
-        return body(paint('dim', `#${n} context${kind}, folded: ${oneLine(text, Math.max(20, opts.width - 40))}`), place, 0)
+        const when = m.ts ? ` · ${time(m.ts)}` : ''
+        return body(paint('dim', `#${n} injected context${kind}${when}`), place, 0) + (text.trim() ? body(cleanText(text, opts.maxText), place, 2, 'dim') : '')
       }
       const who = onlyResults ? 'tool result' : oneLine(String(m.role), 20)
       const colour: Style = m.role === 'user' ? (onlyResults ? 'dim' : 'green') : m.role === 'assistant' ? 'cyan' : 'yellow'
@@ -147,6 +150,9 @@ export function terminalFormat(opts: ViewOptions): Format {
       if (m.stop_reason === 'error' || m.stop_reason === 'aborted') out += body(paint('red', `[${m.stop_reason}]`), place)
       return out
     },
+    hiddenContext(count: number, _from: number, _to: number, place: Place): string {
+      return body(paint('dim', `▸ ${plural(count, 'injected context entry', 'injected context entries')} (--context to show)`), place, 0)
+    },
     boundary(b: BoundaryRec, place: Place): string {
       const facts = [b.trigger === undefined ? undefined : oneLine(String(b.trigger), 30), b.pre_tokens !== undefined ? `${Number(b.pre_tokens).toLocaleString('en-US')} tokens before` : undefined].filter(Boolean).join(', ')
       let out = '\n' + body(paint(['yellow', 'bold'], `── ${oneLine(b.type, 40)}${facts ? ` (${facts})` : ''} ──`), place, 0)
@@ -154,17 +160,17 @@ export function terminalFormat(opts: ViewOptions): Format {
       return out
     },
     sessionEnd(s: SessionStats, place: Place): string {
-      const parts = [`${s.messages} messages`, `${s.toolCalls} tool calls`]
-      if (s.errors) parts.push(`${s.errors} errors`)
-      if (s.images) parts.push(`${s.images} images`)
+      const parts = [plural(s.messages, 'message'), plural(s.toolCalls, 'tool call')]
+      if (s.errors) parts.push(plural(s.errors, 'error'))
+      if (s.images) parts.push(plural(s.images, 'image'))
       if (s.context) parts.push(`${s.context} injected context`)
-      if (s.boundaries) parts.push(`${s.boundaries} boundaries`)
+      if (s.boundaries) parts.push(plural(s.boundaries, 'boundary', 'boundaries'))
       if (s.shown !== s.messages) parts.push(`${s.shown} shown`)
       return '\n' + body(paint('dim', `── end: ${parts.join(', ')}`), place, 0)
     },
     close: () => '',
     finish(f: Footer): string {
-      return f.subagents ? paint('dim', `\n${f.sessions} sessions, ${f.subagents} of them sub-agents\n`) : ''
+      return f.subagents ? paint('dim', `\n${plural(f.sessions, 'session')}, ${f.subagents} of them sub-agent${f.subagents === 1 ? '' : 's'}\n`) : ''
     },
   }
 }

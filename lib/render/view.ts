@@ -7,19 +7,41 @@
  * does not grow with the session's size.
  */
 import { Transform, type TransformCallback } from 'node:stream'
-import type { FerryRecord, SessionRec } from '../model.js'
+import type { Block, FerryRecord, MessageRec, SessionRec } from '../model.js'
 import { sourceHarness } from '../model.js'
 import { harnesses } from '../harness/registry.js'
 import { VERSION } from '../version.js'
 import { oneLine } from './clean.js'
 import type { CallInfo, Footer, Format, Place, SessionStats } from './format.js'
-import { mainArgument } from './summary.js'
+import { callSummary } from './summary.js'
 
 export interface WalkOptions {
   /** 1-based inclusive message range, applied to every session. */
   range?: [number, number] | null
   /** Called at the end for the footer's redaction counts (null: not redacted). */
   redacted?: () => Record<string, number> | null
+  /** Show injected context (default: each run of it is one summary line). */
+  context?: boolean
+}
+
+/** A block the harness injected, where the model marks context per block. */
+const contextBlock = (b: Block): boolean => (b as { context?: unknown }).context === true
+
+/**
+ * What of a message is shown when injected context is hidden: the message,
+ * the message without its context blocks, or null (all of it is context).
+ * A tool result is never hidden (it answers a call that is shown), and text
+ * a person typed never is: where blocks carry the mark, only marked blocks go.
+ */
+export function withoutContext(m: MessageRec): { shown: MessageRec | null; hidden: boolean } {
+  if (m.blocks.some((b) => typeof (b as { context?: unknown }).context === 'boolean')) {
+    const keep = m.blocks.filter((b) => !contextBlock(b) || b.type === 'tool_result')
+    if (keep.length === m.blocks.length) return { shown: m, hidden: false }
+    return { shown: keep.length ? { ...m, context: false, blocks: keep } : null, hidden: true }
+  }
+  if (!m.context) return { shown: m, hidden: false }
+  if (m.blocks.length > 0 && m.blocks.every((b) => b.type === 'tool_result')) return { shown: { ...m, context: false }, hidden: false }
+  return { shown: null, hidden: true }
 }
 
 /** The display name of a source harness, from the registry. */
@@ -55,7 +77,7 @@ export class RenderStream extends Transform {
   private sessions = 0
   private subagents = 0
   private readonly agents = new Set<string>()
-  private current: { place: Place; calls: Map<string, CallInfo>; stats: SessionStats; n: number; ended: boolean } | null = null
+  private current: { place: Place; calls: Map<string, CallInfo>; stats: SessionStats; n: number; ended: boolean; hidden: { count: number; from: number; to: number } } | null = null
   /** Calls that may have started a sub-agent: id → label, for the sub-agent's header (labels only). */
   private readonly starters = new Map<string, CallInfo>()
   private started = false
@@ -76,9 +98,18 @@ export class RenderStream extends Transform {
     return !r || (n >= r[0] && n <= r[1])
   }
 
+  /** The summary line of the injected context left out since the last piece shown. */
+  private hiddenLine(): void {
+    const c = this.current
+    if (!c || c.hidden.count === 0) return
+    this.out(this.format.hiddenContext(c.hidden.count, c.hidden.from, c.hidden.to, c.place))
+    c.hidden = { count: 0, from: 0, to: 0 }
+  }
+
   private endCurrent(): void {
     const c = this.current
     if (c && !c.ended) {
+      this.hiddenLine()
       c.ended = true
       this.out(this.format.sessionEnd(c.stats, c.place))
     }
@@ -99,7 +130,7 @@ export class RenderStream extends Transform {
     const startedBy = h.parent?.tool_use_id ? this.starters.get(h.parent.tool_use_id) : undefined
     this.out(this.format.session(h, place, agent, startedBy))
     this.stack.push({ sid: h.sid, place })
-    this.current = { place, calls: new Map(), stats: { messages: 0, shown: 0, toolCalls: 0, errors: 0, images: 0, context: 0, boundaries: 0 }, n: 0, ended: false }
+    this.current = { place, calls: new Map(), stats: { messages: 0, shown: 0, toolCalls: 0, errors: 0, images: 0, context: 0, boundaries: 0 }, n: 0, ended: false, hidden: { count: 0, from: 0, to: 0 } }
   }
 
   override _transform(rec: FerryRecord, _enc: BufferEncoding, cb: TransformCallback): void {
@@ -126,17 +157,25 @@ export class RenderStream extends Transform {
         c.stats.messages++
         for (const b of rec.blocks) {
           if (b.type === 'tool_use') {
-            const info = { name: oneLine(b.name, 60), arg: oneLine(mainArgument(b), 200) }
+            const call = callSummary(b)
+            const info = { name: oneLine(call.name, 60), arg: oneLine(call.arg, 200) }
             remember(c.calls, b.id, info)
             remember(this.starters, b.id, info)
             c.stats.toolCalls++
           } else if (b.type === 'tool_result' && b.is_error) c.stats.errors++
           else if (b.type === 'image') c.stats.images++
         }
-        if (rec.context) c.stats.context++
+        if (rec.context || rec.blocks.some(contextBlock)) c.stats.context++
         if (!this.inRange(n)) return
         c.stats.shown++
-        this.out(this.format.message(rec, n, c.place, c.calls))
+        const { shown, hidden } = this.opts.context ? { shown: rec, hidden: false } : withoutContext(rec)
+        if (hidden) {
+          if (c.hidden.count++ === 0) c.hidden.from = n
+          c.hidden.to = n
+        }
+        if (!shown) return
+        this.hiddenLine()
+        this.out(this.format.message(shown, n, c.place, c.calls))
         return
       }
       case 'boundary': {
@@ -145,6 +184,7 @@ export class RenderStream extends Transform {
         c.stats.boundaries++
         const r = this.opts.range
         if (r && (c.n < r[0] - 1 || c.n >= r[1])) return
+        this.hiddenLine()
         this.out(this.format.boundary(rec, c.place))
         return
       }

@@ -60,12 +60,12 @@ if (!existsSync(CHROMIUM)) {
   const sessions = await fixtureSessions()
   for (const s of sessions) {
     t.test(`${s.ref} in chromium: loads clean, every message in the DOM`, async (t) => {
-      const file = await render(['--home', HOME, 'render', s.ref], `${s.harness}.html`)
+      const file = await render(['--home', HOME, 'render', s.ref, '--context'], `${s.harness}.html`)
       const { page, errors, requests } = await load(file)
       t.same(errors, [], 'no console errors')
       t.same(requests, [], 'no network requests')
       const total = [...s.messages.values()].reduce((a, b) => a + b, 0)
-      t.equal(await page.$$eval('article.msg', (els) => els.length), total, `${total} messages in the DOM`)
+      t.equal(await page.$$eval('[data-n]', (els) => els.length), total, `${total} messages in the DOM (a result inside its call's card)`)
       t.equal(await page.$$eval('section.session', (els) => els.length), s.messages.size, 'one section per session')
       const expand = await page.$('#expand')
       t.ok(expand && !(await page.$eval('#expand', (b) => (b as HTMLButtonElement).hidden)), 'the inline script ran (CSP allows it by hash)')
@@ -92,8 +92,9 @@ if (!existsSync(CHROMIUM)) {
     t.equal(await page.$$eval('script', (s) => s.length), 1, 'one script element: ours')
     t.equal(await page.$$eval('a[href^="javascript:" i]', (a) => a.length), 0, 'no javascript: link')
     t.equal(await page.$$eval('[onerror],[onload]', (a) => a.length), 0, 'no event handler attributes')
-    t.equal(await page.$$eval('article.msg', (els) => els.length), 5, 'every message in the DOM')
+    t.equal(await page.$$eval('[data-n]', (els) => els.length), 4, 'every message in the DOM but the injected context (#4)')
     const text = await page.evaluate(() => document.body.innerText)
+    t.match(text, /1 injected context entry not shown/, 'which is one line')
     for (const p of ['<script>window.__pwned = "script"</script>', '<img src=x onerror=', 'javascript:window.__pwned', '</details></pre></article>', '--><script>']) t.ok(text.includes(p), `shown as text: ${p}`)
     t.match(await page.title(), /^<script>/, 'the title is text too')
     // Clicking everything: a javascript: link that slipped through would run now.

@@ -18,9 +18,9 @@ t.test('the fixtures cover every harness with sessions in fixtures/home', async 
 })
 
 for (const s of sessions) {
-  t.test(`render ${s.ref}: md and html, every message anchored, redacted`, async (t) => {
+  t.test(`render ${s.ref}: md and html, every message anchored (--context), redacted`, async (t) => {
     for (const format of ['md', 'html']) {
-      const r = await ferry(['--home', HOME, 'render', s.ref, '--format', format])
+      const r = await ferry(['--home', HOME, 'render', s.ref, '--format', format, '--context'])
       t.equal(r.code, 0, `${format} exit 0 ${r.stderr}`)
       t.equal(r.stderr, '', `${format}: nothing on stderr`)
       const total = [...s.messages.values()].reduce((a, b) => a + b, 0)
@@ -129,7 +129,8 @@ t.test('bad input: the error names file and line, the good records still render'
   t.equal(r.code, 1, 'exit 1')
   t.match(r.stderr, new RegExp(`bad\\.jsonl:3`), 'file and line named')
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace')
-  for (const n of [1, 2, 3, 4, 5]) t.match(r.stdout, new RegExp(`id="m${n}"`), `message ${n} still rendered`)
+  // #4 is injected context: one summary line unless --context.
+  for (const n of [1, 2, 3, 5]) t.match(r.stdout, new RegExp(`id="m${n}"`), `message ${n} still rendered`)
   t.ok(existsSync(file))
   void PAYLOADS
 })

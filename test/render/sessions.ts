@@ -12,7 +12,7 @@ export const HOME = join(FIXTURES, 'home')
 
 interface Lib {
   discover(opts: { ctx: unknown }): AsyncGenerator<{ harness: string; id: string; parent?: unknown }>
-  open(ref: string, opts: { ctx: unknown; native?: boolean }): Promise<AsyncIterable<{ kind: string; sid: string }>>
+  open(ref: string, opts: { ctx: unknown; native?: boolean }): Promise<AsyncIterable<{ kind: string; sid: string; context?: boolean; blocks?: Array<{ type: string }> }>>
   context(opts: { home: string }): unknown
 }
 
@@ -21,6 +21,8 @@ export interface FixtureSession {
   harness: string
   /** Messages per session key, in stream order (sub-agents included). */
   messages: Map<string, number>
+  /** Of those, injected context that the views fold into a summary line unless --context (not tool results). */
+  context: number
 }
 
 /** Every top-level session in fixtures/home, with its message counts read through the library. */
@@ -32,11 +34,13 @@ export async function fixtureSessions(): Promise<FixtureSession[]> {
     if (s.parent) continue
     const ref = `${s.harness}:${s.id}`
     const messages = new Map<string, number>()
+    let context = 0
     for await (const r of await lib.open(ref, { ctx, native: false })) {
       if (r.kind === 'session') messages.set(r.sid, 0)
       if (r.kind === 'message') messages.set(r.sid, (messages.get(r.sid) ?? 0) + 1)
+      if (r.kind === 'message' && r.context && !r.blocks?.every((b) => b.type === 'tool_result')) context++
     }
-    out.push({ ref, harness: s.harness, messages })
+    out.push({ ref, harness: s.harness, messages, context })
   }
   return out
 }

@@ -20,13 +20,13 @@ export const command = 'render [ref..]'
 export const describe = 'Render sessions as one Markdown or HTML document to share (redacted by default)'
 
 /** A Writable into an AtomicFile: committed on finish, removed on error. */
-function atomicWritable(file: AtomicFile): Writable {
+function atomicWritable(file: AtomicFile, force: boolean): Writable {
   return new Writable({
     write(chunk: Buffer, _enc, cb) {
       file.write(chunk).then(() => cb(), cb)
     },
     final(cb) {
-      file.commit().then(() => cb(), cb)
+      file.commit({ force }).then(() => cb(), cb)
     },
     destroy(err, cb) {
       file.abort().then(() => cb(err), () => cb(err))
@@ -71,12 +71,13 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
     range,
     thinking: argv.thinking !== false,
     tools: argv.tools as 'full' | 'brief' | 'none',
+    context: argv.context === true,
     images: argv.images as 'inline' | 'strip',
     ...(typeof argv.maxImageBytes === 'number' ? { maxImageBytes: argv.maxImageBytes } : {}),
   })
   if (typeof argv.out === 'string') {
     const file = await AtomicFile.create(argv.out, { force: Boolean(argv.force) })
-    await pipeline(source, ...stages, atomicWritable(file))
+    await pipeline(source, ...stages, atomicWritable(file, Boolean(argv.force)))
   } else await pipeline(source, ...stages, process.stdout)
   finishDiagnostics(ctx.diagnostics)
 }

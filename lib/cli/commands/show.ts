@@ -63,6 +63,7 @@ export async function handler(argv: Args): Promise<void> {
     range,
     thinking: argv.thinking !== false,
     tools: argv.tools as 'full' | 'brief' | 'none',
+    context: argv.context === true,
     width: Math.max(40, width),
     color: useColor(process.env, tty),
   })
