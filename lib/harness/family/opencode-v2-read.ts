@@ -20,6 +20,7 @@ import type { ReadOptions } from '../types.js'
 import { fileBlock, stopReason, thinking, usageOf } from './opencode-parts.js'
 import { endRecord, iso, modelOf, sessionHeader, type Layout, type SessionRow } from './opencode-rows.js'
 import { V2_SESSION_COLUMNS } from './opencode-v2-schema.js'
+import { V2_TO_V1_TOOL } from './opencode-v2-tools.js'
 
 interface MessageRow {
   id: string
@@ -46,7 +47,7 @@ function resultContent(state: JsonObject): ToolResultBlock['content'] {
     if (!isObj(c)) continue
     if (c.type === 'text' && typeof c.text === 'string') texts.push(c.text)
     else if (c.type === 'file') {
-      const b = fileBlock(c)
+      const b = fileBlock({ ...c, url: c.url ?? c.uri, filename: c.filename ?? c.name })
       if (b.type === 'image') images.push(b)
     }
   }
@@ -95,10 +96,17 @@ function rowRecords(r: Reading, row: MessageRow, data: JsonObject): FerryRecord[
       return text(data.text) ? [msg({ role: 'system', context: true, context_kind: 'environment', blocks: [{ type: 'text', text: data.text }] })] : []
     case 'shell': {
       // The user's own `!command` in the TUI: what ran and what it printed, as the user's turn.
-      const out = text(data.output)
+      const out = typeof data.output === 'string' ? data.output : isObj(data.output) ? text(data.output.output) : ''
       return [msg({ role: 'user', context: true, context_kind: 'command', blocks: [{ type: 'text', text: `!${text(data.command)}${out ? `\n${out}` : ''}` }] })]
     }
+    case 'skill':
+      return text(data.text) ? [msg({ role: 'user', context: true, context_kind: 'skill', blocks: [{ type: 'text', text: data.text }] })] : []
     case 'compaction': {
+      // A compaction that failed or is still running replaced nothing: kept as native.
+      if (data.status === 'failed' || data.status === 'running') {
+        r.counts.native++
+        return [{ kind: 'native', ...base(), native_type: `${r.h}/compaction-${data.status}`, ts, ...(nat ? { native: nat } : {}) }]
+      }
       const summary = text(data.summary)
       return [{ kind: 'boundary', ...base(), type: 'compaction', ts, ...(summary ? { summary } : {}), trigger: data.reason === 'manual' ? 'manual' : 'auto', ...(nat ? { native: nat } : {}) }]
     }
@@ -134,7 +142,8 @@ function assistantRecords(r: Reading, row: MessageRow, data: JsonObject, ts: str
     if (c.type === 'tool') {
       const id = typeof c.id === 'string' && c.id ? c.id : `${row.id}#${blocks.length}`
       const state = isObj(c.state) ? c.state : {}
-      blocks.push({ type: 'tool_use', id, name: text(c.name) || 'unknown', input: toolInput(state) })
+      const v1 = V2_TO_V1_TOOL(text(c.name) || 'unknown', toolInput(state))
+      blocks.push({ type: 'tool_use', id, name: v1.name, input: v1.input })
       r.counts.tool_uses++
       if (state.status === 'completed' || state.status === 'error') {
         const res: ToolResultBlock = { type: 'tool_result', tool_use_id: id, content: resultContent(state), is_error: state.status === 'error' }
