@@ -246,7 +246,7 @@ t.test('the editor writing its state.vscdb (exclusive lock): retried, then one c
   t.equal(errs.length, 1, `one error: ${ls.stderr}`)
   t.match(errs[0], { code: 'db-error', source: 'cursor', file: join(g, 'state.vscdb'), message: /database is busy/ }, 'names the code and the file')
   t.notMatch(ls.stderr, /\n\s+at /, 'no stack trace')
-  t.same(lines(ls.stdout).map((r) => r.id).sort(), [IDS.nested, IDS.flat, IDS.txt, IDS.both, IDS.xdg, IDS.ide].sort(), 'every session of the other stores is still listed')
+  t.same(lines(ls.stdout).map((r) => r.id).sort(), [IDS.nested, IDS.flat, IDS.txt, IDS.both, IDS.xdg, IDS.xdgCap, IDS.ide].sort(), 'every session of the other stores is still listed')
   const cat = await ferry(['--home', home, 'cat', `cursor:${IDS.xdg}`, '--no-native'], { env: ENV })
   t.ok(lines(cat.stdout).some((r) => r.kind === 'message' && r.role === 'assistant'), 'a chat-store session still reads')
   const catErrs = cat.stderr.split('\n').filter((l) => /error: /.test(l))
