@@ -34,7 +34,7 @@ export interface CursorDirs {
 
 /** The root is the `.cursor` dir, where ferry writes; reading looks at every dir of `cursorDirs`. */
 export const store: StoreSpec = {
-  envVars: [],
+  envVars: ['CURSOR_CONFIG_DIR'],
   flag: { name: 'cursor-dir', describe: 'Cursor store to read (sniffed: a ~/.cursor dir, a ~/.config/cursor dir, or the editor User dir); written into when it is a .cursor dir (default ~/.cursor, plus ~/.config/cursor and the editor User dir)' },
   root: (ctx) => ctx.roots.cursor ?? resolve(ctx.home, '.cursor'),
 }
@@ -51,8 +51,8 @@ export function ideUserDir(ctx: StoreContext): string {
 }
 
 /**
- * The CLI config dirs that may hold `chats/`: `cursor` and, in builds that
- * share the editor's dir, `Cursor` (capital C), each under
+ * The CLI config dirs that may hold `chats/`: `$CURSOR_CONFIG_DIR` when set,
+ * `cursor` and, in builds that share the editor's dir, `Cursor` (capital C), each under
  * `$XDG_CONFIG_HOME` and under `~/.config` when the variable points elsewhere
  * (some builds keep `~/.config/Cursor/chats` whatever it says). Existing
  * ones only, each once.
@@ -60,6 +60,9 @@ export function ideUserDir(ctx: StoreContext): string {
 export function configChatDirs(ctx: StoreContext): string[] {
   const bases = [...new Set([xdgDir(ctx, 'config'), resolve(ctx.home, '.config')])]
   const out: string[] = []
+  // The CLI's own override: a non-blank CURSOR_CONFIG_DIR is its config dir (ignored with --home).
+  const own = ctx.env.CURSOR_CONFIG_DIR?.trim()
+  if (own) out.push(resolve(own))
   for (const b of bases) for (const name of ['cursor', 'Cursor']) out.push(resolve(b, name))
   // Case-insensitive file systems (macOS) see `cursor` and `Cursor` as one dir: keep it once (by inode).
   const seen = new Set<string>()

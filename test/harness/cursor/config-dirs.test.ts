@@ -19,4 +19,7 @@ t.test('~/.config/Cursor/chats is listed, with XDG_CONFIG_HOME unset or elsewher
     const recs = await cu.read(ctx, IDS.xdgCap)
     t.ok(recs.some((r: any) => r.kind === 'message' && r.role === 'assistant' && r.blocks.some((b: any) => b.text === 'Hello again.')), 'and read')
   }
+  const own = context({ home, env: { HOME: home, CURSOR_CONFIG_DIR: join(home, '.config', 'Cursor') } })
+  t.equal(configChatDirs(own)[0], join(home, '.config', 'Cursor'), 'CURSOR_CONFIG_DIR first')
+  t.same(await cu.discover(context({ home: join(home, 'nothing-here'), env: { CURSOR_CONFIG_DIR: join(home, '.config', 'Cursor') } })).then((r) => r.map((x) => x.id)), [IDS.xdgCap], 'CURSOR_CONFIG_DIR alone finds its chats')
 })

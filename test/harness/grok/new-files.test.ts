@@ -80,7 +80,7 @@ t.test('no chat_history.jsonl: the marker is a boundary in the rebuilt conversat
 t.test('events.jsonl, signals.json, rewind_points.jsonl: read as no conversation (session_search.sqlite: read.test.ts)', async (t) => {
   const { root, dir } = store(t)
   const before = await gk.read(gk.ctx(root), ID)
-  writeFileSync(join(dir, 'rewind_points.jsonl'), JSON.stringify({ prompt_index: 0, files: [{ path: '/home/dev/demo-app/package.json', before: null }] }) + '\n')
+  writeFileSync(join(dir, 'rewind_points.jsonl'), JSON.stringify({ prompt_index: 0, created_at: '2026-07-02T10:00:00.120Z', file_snapshots: {}, after_snapshots: {} }) + '\n')
   appendFileSync(join(dir, 'events.jsonl'), JSON.stringify({ ts: '2026-07-02T10:00:01.000Z', type: 'tool_completed', tool_name: 'Shell', duration_ms: 900, outcome: 'success', tool_call_id: 'call_a2' }) + '\n')
   const after = await gk.read(gk.ctx(root), ID)
   t.same(after.filter((r) => r.kind !== 'native'), before.filter((r) => r.kind !== 'native'), 'the same records')
