@@ -30,17 +30,3 @@ export function v2SessionSelect(cols: Set<string>, counted = false): string {
 
 /** The v1 rows a listing skips in a database that has v2 tables: those migrated into them. */
 export const NOT_MIGRATED = 'id NOT IN (SELECT id FROM session_v2)'
-
-/** OpenCode 2's migration marker (`{"phase":"completed"}` once done), or null when absent or unreadable. */
-export function migrationPhase(db: Database.Database): string | null {
-  const kv = columns(db, 'kv')
-  if (!kv.has('key') || !kv.has('value')) return null
-  try {
-    const row = db.prepare(`SELECT value FROM kv WHERE key = 'migration.v1-v2'`).get() as { value?: unknown } | undefined
-    if (typeof row?.value !== 'string') return null
-    const v = JSON.parse(row.value) as { phase?: unknown }
-    return typeof v?.phase === 'string' ? v.phase : null
-  } catch {
-    return null
-  }
-}
