@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { chmod } from 'node:fs/promises'
 import Database from 'better-sqlite3'
-import { isObj, resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type SessionRec } from '../../model.js'
+import { isObj, resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativeRec, type SessionRec } from '../../model.js'
 import { ExistsError, FerryError, UsageError, errorMessage } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import { AtomicFile } from '../../io/atomic.js'
@@ -137,6 +137,7 @@ export class V2Writer implements SessionWriter {
 
   async write(rec: FerryRecord): Promise<void> {
     if (rec.kind === 'boundary') return this.boundary(rec)
+    if (rec.kind === 'native') return this.nativeRow(rec)
     if (rec.kind !== 'message') return
     const t = this.time(rec.ts)
     const results = rec.blocks.filter((b) => b.type === 'tool_result')
@@ -204,6 +205,30 @@ export class V2Writer implements SessionWriter {
       this.cost += u.cost_usd ?? 0
     }
     if (rec.stop_reason && rec.stop_reason !== 'tool_use') m.finish = finishOf(rec.stop_reason, false)
+  }
+
+  /**
+   * An OpenCode 2 row the model has no place for (`model-switched`, `agent-switched`,
+   * `location-switched`, …), read with native data from this harness: written back as it was,
+   * with a new id, in its place. Other harnesses' native records have no place here.
+   */
+  private nativeRow(rec: NativeRec): void {
+    const n = rec.native
+    const prefix = `${this.layout.harness}/`
+    if (!this.same || !n || n.table !== 'session_message' || typeof n.raw !== 'string' || !n.format.startsWith(`${prefix}sqlite-v2@`) || !rec.native_type.startsWith(prefix)) return
+    const type = rec.native_type.slice(prefix.length)
+    if (!/^[a-z][a-z-]*$/.test(type) || type === 'message' || type === 'message-error' || type.startsWith('compaction-')) return
+    let data: unknown
+    try {
+      data = JSON.parse(n.raw)
+    } catch {
+      return
+    }
+    if (!isObj(data)) return
+    this.closeAssistant()
+    const t = this.time(rec.ts)
+    const { id: _id, type: _type, time: _time, ...fields } = data
+    this.push(type, t, fields)
   }
 
   private async boundary(rec: BoundaryRec): Promise<void> {
