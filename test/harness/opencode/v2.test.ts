@@ -132,7 +132,7 @@ t.test('--opencode-schema v2 --out: a SessionTransfer document for opencode2 imp
   const doc = JSON.parse(readFileSync(out, 'utf8'))
   t.same(Object.keys(doc).sort(), ['info', 'messages'])
   t.same(doc.info.location, { directory: '/home/dev/demo-app' }, 'info.location, not v1\'s info.directory')
-  t.same(doc.messages.map((m: any) => m.type), ['system', 'user', 'assistant', 'assistant', 'synthetic', 'synthetic', 'compaction', 'user', 'assistant'])
+  t.same(doc.messages.map((m: any) => m.type), ['agent-switched', 'model-switched', 'system', 'user', 'assistant', 'assistant', 'synthetic', 'synthetic', 'location-switched', 'compaction', 'user', 'assistant'], 'OpenCode 2\'s own switch rows kept')
   const tools = doc.messages.flatMap((m: any) => (m.content ?? []).filter((c: any) => c.type === 'tool'))
   t.same(tools.map((c: any) => [c.id, c.name, c.state.status]), [['call_v2_bash', 'shell', 'completed'], ['call_v2_read', 'read', 'error']])
   t.same(tools[1].state.error, { type: 'tool', message: 'ENOENT: no such file' })
