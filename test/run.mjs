@@ -45,6 +45,8 @@ export const FULL_ONLY = [
   'test/harness/zcode/zcode.test.ts',
   // Cursor's three stores (IDE, CLI chats, agent transcripts) generated and read, written back. (49 s).
   'test/harness/cursor/stores.test.ts',
+  // Cursor's blobEncryptionKey through cat, convert ×2, archive, export, render ×2 and show: 8 processes. (38 s).
+  'test/harness/cursor/blob-key.test.ts',
   // `convert --jobs`: parallel sinks into folders, signals, the same bytes as one job. (41 s).
   'test/core/convert-jobs.test.ts',
   // Gemini CLI and Qwen Code beyond the contract: fixture reads, writes read back, one Claude Code → each through the CLI. 18 CPU-s (90 s) for the two.

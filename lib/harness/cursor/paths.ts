@@ -3,8 +3,9 @@
  *
  * - `.cursor` (the root flag `--cursor-dir`, default `~/.cursor`):
  *   `projects/<slug>/agent-transcripts/` and the CLI's `chats/`.
- * - the CLI config dir (`$XDG_CONFIG_HOME/cursor`, default `~/.config/cursor`):
- *   newer CLI builds keep `chats/` there.
+ * - the CLI config dir (`$XDG_CONFIG_HOME/cursor`, default `~/.config/cursor`;
+ *   some builds `…/Cursor`, capital C, and `~/.config/Cursor` even when
+ *   `XDG_CONFIG_HOME` is set): newer CLI builds keep `chats/` there.
  * - the editor's User dir (`~/.config/Cursor/User` on Linux,
  *   `~/Library/Application Support/Cursor/User` on macOS,
  *   `%APPDATA%\Cursor\User` on Windows): `globalStorage/state.vscdb` and
@@ -15,7 +16,7 @@
  * (holding `globalStorage/`, or `User/globalStorage/`).
  */
 import { createHash } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { basename, dirname, resolve, sep } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { xdgDir } from '../../context.js'
@@ -33,7 +34,7 @@ export interface CursorDirs {
 
 /** The root is the `.cursor` dir, where ferry writes; reading looks at every dir of `cursorDirs`. */
 export const store: StoreSpec = {
-  envVars: [],
+  envVars: ['CURSOR_CONFIG_DIR'],
   flag: { name: 'cursor-dir', describe: 'Cursor store to read (sniffed: a ~/.cursor dir, a ~/.config/cursor dir, or the editor User dir); written into when it is a .cursor dir (default ~/.cursor, plus ~/.config/cursor and the editor User dir)' },
   root: (ctx) => ctx.roots.cursor ?? resolve(ctx.home, '.cursor'),
 }
@@ -49,6 +50,35 @@ export function ideUserDir(ctx: StoreContext): string {
   return resolve(xdgDir(ctx, 'config'), 'Cursor', 'User')
 }
 
+/**
+ * The CLI config dirs that may hold `chats/`: `$CURSOR_CONFIG_DIR` when set,
+ * `cursor` and, in builds that share the editor's dir, `Cursor` (capital C), each under
+ * `$XDG_CONFIG_HOME` and under `~/.config` when the variable points elsewhere
+ * (some builds keep `~/.config/Cursor/chats` whatever it says). Existing
+ * ones only, each once.
+ */
+export function configChatDirs(ctx: StoreContext): string[] {
+  const bases = [...new Set([xdgDir(ctx, 'config'), resolve(ctx.home, '.config')])]
+  const out: string[] = []
+  // The CLI's own override: a non-blank CURSOR_CONFIG_DIR is its config dir (ignored with --home).
+  const own = ctx.env.CURSOR_CONFIG_DIR?.trim()
+  if (own) out.push(resolve(own))
+  for (const b of bases) for (const name of ['cursor', 'Cursor']) out.push(resolve(b, name))
+  // Case-insensitive file systems (macOS) see `cursor` and `Cursor` as one dir: keep it once (by inode).
+  const seen = new Set<string>()
+  return [...new Set(out)].filter((d) => {
+    try {
+      const st = statSync(d)
+      const key = `${st.dev}:${st.ino}`
+      if (!st.isDirectory() || seen.has(key)) return false
+      seen.add(key)
+      return true
+    } catch {
+      return false
+    }
+  })
+}
+
 export function cursorDirs(ctx: StoreContext): CursorDirs {
   const root = ctx.roots.cursor
   if (root) {
@@ -56,8 +86,7 @@ export function cursorDirs(ctx: StoreContext): CursorDirs {
     return { transcripts: [root], chats: [root], users }
   }
   const dot = resolve(ctx.home, '.cursor')
-  const config = resolve(xdgDir(ctx, 'config'), 'cursor')
-  return { transcripts: [dot], chats: [dot, config], users: [ideUserDir(ctx)] }
+  return { transcripts: [dot], chats: [dot, ...configChatDirs(ctx)], users: [ideUserDir(ctx)] }
 }
 
 /** Cursor's project slug: every run of non-alphanumerics becomes `-`, trimmed at both ends. */

@@ -18,6 +18,7 @@ import type { StoreContext } from '../../context.js'
 import { columns } from '../../io/sqlite-readonly.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
 import { OpenCodeMessage, type Counts, type Reading } from './opencode-parts.js'
+import { v2SessionRecords } from './opencode-v2-read.js'
 import { childIds, endRecord, modelOf, open, parentLink, readRows, sessionHeader, sessionSelect, type Layout, type SessionRow } from './opencode-rows.js'
 
 interface Row {
@@ -117,6 +118,7 @@ export function readSession(ctx: StoreContext, layout: Layout, info: SessionInfo
       const h = open(layout, path)
       return { h, release: () => h.close() }
     },
-    (db, dbPath) => sessionRecords(ctx, layout, db, dbPath, info.id, opts, new Set()),
+    // OpenCode 2 sessions live in `session_v2`/`session_message` (docs/formats/opencode.md §OpenCode 2).
+    (db, dbPath) => (info.locator.table === 'session_v2' ? v2SessionRecords(ctx, layout, db, dbPath, info.id, opts) : sessionRecords(ctx, layout, db, dbPath, info.id, opts, new Set())),
   )
 }

@@ -14,6 +14,7 @@ import type { StoreContext } from '../../context.js'
 import { readableOf } from '../../io/drain.js'
 import { columns, dbError, openReadOnly, type ReadOnlyDb } from '../../io/sqlite-readonly.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
+import { hasV2, NOT_MIGRATED } from './opencode-v2-schema.js'
 
 /** One harness's database, as the family's code needs to know it. */
 export interface Layout {
@@ -50,6 +51,10 @@ export interface SessionRow {
   time_archived?: number | null
   task_type?: string | null
   message_count?: number | null
+  /** OpenCode 2: the session it was forked from. */
+  fork_session_id?: string | null
+  /** Which table the row came from (`session_v2` for OpenCode 2; absent: `session`). */
+  tbl?: string | null
 }
 
 /** A row of any table, every column as stored. */
@@ -98,7 +103,7 @@ function cwdOf(row: SessionRow): string | undefined {
 
 export function toInfo(layout: Layout, db: string, row: SessionRow): SessionInfo {
   const h = layout.harness
-  const info: SessionInfo = { harness: h, id: row.id, sid: sessionKey(h, row.id), path: db, locator: { db, table: 'session', pk: row.id } }
+  const info: SessionInfo = { harness: h, id: row.id, sid: sessionKey(h, row.id), path: db, locator: { db, table: row.tbl === 'session_v2' ? 'session_v2' : 'session', pk: row.id } }
   const cwd = cwdOf(row)
   if (cwd) info.cwd = cwd
   const title = layout.title(row)
@@ -115,13 +120,44 @@ export function toInfo(layout: Layout, db: string, row: SessionRow): SessionInfo
   const updated = iso(row.time_updated)
   if (updated) info.updated_at = updated
   if (row.parent_id) info.parent = sessionKey(h, row.parent_id)
+  else if (row.fork_session_id) info.parent = sessionKey(h, row.fork_session_id)
   if (row.time_archived != null) info.archived = true
   return info
+}
+
+/**
+ * Every session of a database that has OpenCode 2's tables, as one query: the
+ * `session_v2` rows, then the v1 `session` rows that were never migrated into
+ * them (a 1.x client's later sessions), each once; `tbl` says which table.
+ */
+function bothTables(layout: Layout, db: Database.Database, counted: boolean): string {
+  const v2 = columns(db, 'session_v2')
+  const v1 = columns(db, 'session')
+  const pick = (cols: Set<string>) => layout.sessionColumns.map((c) => (cols.has(c) ? c : `NULL AS ${c}`)).join(', ')
+  const v2count = `(SELECT COUNT(*) FROM session_message m WHERE m.session_id = session_v2.id AND m.type IN ('user', 'assistant')) AS message_count`
+  const parts = [`SELECT ${v2.has('fork_session_id') ? 'fork_session_id' : 'NULL AS fork_session_id'}, 'session_v2' AS tbl, ${pick(v2)}${counted ? `, ${v2count}` : ''} FROM session_v2`]
+  if (v1.has('id')) parts.push(`SELECT NULL AS fork_session_id, 'session' AS tbl, ${pick(v1)}${counted ? ', (SELECT COUNT(*) FROM message WHERE message.session_id = session.id) AS message_count' : ''} FROM session WHERE ${NOT_MIGRATED}`)
+  return `SELECT * FROM (${parts.join(' UNION ALL ')})`
 }
 
 function report(ctx: StoreContext, layout: Layout, err: unknown, path: string): void {
   const e = dbError(err, path, layout.harness)
   ctx.diagnostics.error(e.code, e.message, e.position, layout.harness)
+}
+
+/** A listing's filter: archived and sub-agent sessions only with `all`. */
+function listWhere(layout: Layout, opts: DiscoverOptions, cols: Set<string>): string {
+  const where: string[] = []
+  if (!opts.all && cols.has('time_archived')) where.push('time_archived IS NULL')
+  if (!opts.all && !layout.listsChildren && cols.has('parent_id')) where.push('parent_id IS NULL')
+  return where.length ? ` WHERE ${where.join(' AND ')}` : ''
+}
+
+/** A listing's order: newest first, ties by id. */
+function listOrder(layout: Layout, cols: Set<string>): string {
+  const { column, id } = layout.listOrder
+  const tie = id === 'DESC' ? 'id DESC' : 'id'
+  return cols.has(column) ? ` ORDER BY ${column} DESC, ${tie}` : ` ORDER BY ${tie}`
 }
 
 /** Lists the sessions of every database: one query over `session` each, nothing else read. Archived ones only with `all`. */
@@ -135,6 +171,10 @@ export async function* listSessions(ctx: StoreContext, layout: Layout, opts: Dis
       continue
     }
     try {
+      if (hasV2(h.db)) {
+        for (const row of h.db.prepare(bothTables(layout, h.db, true) + listWhere(layout, opts, new Set(layout.sessionColumns)) + listOrder(layout, new Set(layout.sessionColumns))).iterate() as IterableIterator<SessionRow>) yield toInfo(layout, path, row)
+        continue
+      }
       const cols = columns(h.db, 'session')
       if (!cols.has('id')) continue
       const where: string[] = []
@@ -193,12 +233,14 @@ export async function resolveSession(ctx: StoreContext, layout: Layout, ref: str
       continue
     }
     try {
+      const v2 = hasV2(h.db)
       const cols = columns(h.db, 'session')
-      if (!cols.has('id')) continue
-      const exact = h.db.prepare(`${sessionSelect(layout, cols)} WHERE id = ?`).get(id) as SessionRow | undefined
+      if (!v2 && !cols.has('id')) continue
+      const all = v2 ? bothTables(layout, h.db, false) : sessionSelect(layout, cols)
+      const exact = h.db.prepare(`${all} WHERE id = ?`).get(id) as SessionRow | undefined
       if (exact) return toInfo(layout, path, exact)
       // substr, not LIKE: `_` in ids is a LIKE wildcard.
-      for (const r of h.db.prepare(`${sessionSelect(layout, cols)} WHERE substr(id, 1, ?) = ? LIMIT 2`).all(id.length, id) as SessionRow[]) found.push(toInfo(layout, path, r))
+      for (const r of h.db.prepare(`${all} WHERE substr(id, 1, ?) = ? LIMIT 2`).all(id.length, id) as SessionRow[]) found.push(toInfo(layout, path, r))
     } catch (err) {
       throw dbError(err, path, layout.harness)
     } finally {
@@ -224,6 +266,8 @@ export function sessionExists(layout: Layout, path: string, id: string, lenient 
     throw err
   }
   try {
+    if (hasV2(h.db) && h.db.prepare('SELECT 1 FROM session_v2 WHERE id = ?').get(id) !== undefined) return true
+    if (!columns(h.db, 'session').has('id')) return false
     return h.db.prepare('SELECT 1 FROM session WHERE id = ?').get(id) !== undefined
   } catch (err) {
     if (lenient) return false

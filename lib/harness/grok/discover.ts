@@ -13,6 +13,7 @@ import { isObj, sessionKey, type JsonObject } from '../../model.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { parseJsonLine, readHead } from '../../io/line-file.js'
+import { snakeSummary } from './summary-keys.js'
 import { decodeGroupName, isSafeComponent, store } from './paths.js'
 
 const SUMMARY_CAP = 8 * 1024 * 1024
@@ -59,7 +60,8 @@ export async function readSummary(ctx: StoreContext, dir: string): Promise<Summa
   const raw = (await readCapped(path, size)) ?? ''
   try {
     const value = JSON.parse(raw)
-    if (isObj(value)) return { raw, value }
+    // Legacy camelCase keys read as their snake_case twins (summary-keys.ts).
+    if (isObj(value)) return { raw, value: snakeSummary(value) }
   } catch {
     /* reported below */
   }

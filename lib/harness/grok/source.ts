@@ -25,6 +25,7 @@ import {
   sessionKey,
   sessionRecord,
   type Block,
+  type BoundaryRec,
   type FerryRecord,
   type JsonObject,
   type MessageRec,
@@ -41,6 +42,7 @@ import { isSafeComponent } from './paths.js'
 import { isUserInfo, parseDataUrl, stripUserText, workspacePath } from './text.js'
 import { buildUpdatesIndex, lineTimestamp, loadImages, unwrap, type PromptInfo, type UpdatesIndex } from './updates-index.js'
 import { TOOL_KINDS } from './tools.js'
+import { compactionMarkers, markerBoundary, type Marker } from './checkpoints.js'
 import { readableOf } from '../../io/drain.js'
 
 export const FORMAT = 'grok/jsonl'
@@ -177,10 +179,17 @@ async function* records(ctx: StoreContext, info: SessionInfo, opts: ReadOptions)
     return r
   }
 
+  // A compaction replaced chat_history.jsonl: the turns before the last one are only in the display log.
+  const markers = updState === 'present' ? await compactionMarkers(ctx, updPath) : []
   if (chatState === 'present') {
+    const last = markers.at(-1)
+    if (last) {
+      for await (const r of fromUpdates(ctx, sid, updPath, { dir, markers, until: last.line })) yield count(r)
+      yield count(await markerBoundary(ctx, sid, dir, last))
+    }
     for await (const r of fromChatHistory(ctx, sid, chatPath, idx, nativeOn, counts, s.chat_format_version === 0 || s.chat_format_version === undefined)) yield count(r)
   } else if (idx) {
-    for await (const r of fromUpdates(ctx, sid, updPath)) yield count(r)
+    for await (const r of fromUpdates(ctx, sid, updPath, { dir, markers })) yield count(r)
   }
 
   if (nativeOn) {
@@ -410,7 +419,7 @@ function normalizeItem(v: JsonObject, legacyFirst: boolean): JsonObject {
  * title with `rawInput` arguments, results on completion). Ids use the line
  * of the update that started each message.
  */
-async function* fromUpdates(ctx: StoreContext, sid: string, path: string): AsyncGenerator<MessageRec> {
+async function* fromUpdates(ctx: StoreContext, sid: string, path: string, cp: { dir: string; markers: Marker[]; until?: number }): AsyncGenerator<MessageRec | BoundaryRec> {
   let user: { line: number; ts: number | null; blocks: Block[] } | null = null
   let agent: { line: number; ts: number | null; text: string; calls: Block[]; kinds: Record<string, string> } | null = null
   let stop: string | undefined
@@ -443,6 +452,8 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
     return m
   }
   for await (const { no, buf } of readLines(quietly(ctx), path, { source: 'grok' })) {
+    // Up to a compaction whose history chat_history.jsonl holds: the rest is read from there.
+    if (cp.until !== undefined && no >= cp.until) break
     if (buf.toString('latin1').trim() === '') continue
     const env = parseJsonLine(buf)
     if (!isObj(env)) continue // already reported by the index pass
@@ -504,7 +515,18 @@ async function* fromUpdates(ctx: StoreContext, sid: string, path: string): Async
       continue
     }
     if (su === 'turn_completed' && typeof update.stop_reason === 'string') stop = update.stop_reason
-    if (su === 'compaction_checkpoint') ctx.diagnostics.warn('unsupported', 'compaction checkpoint in a session rebuilt from updates.jsonl: earlier messages are kept', { file: path, line: no + 1 }, 'grok')
+    if (su === 'compaction_checkpoint') {
+      const m = cp.markers.find((x) => x.line === no)
+      if (m) {
+        const u = flushUser()
+        if (u) yield u
+        const a = flushAgent(stop)
+        if (a) yield a
+        stop = undefined
+        // Grok resumes from the compacted history; ferry keeps the turns before it too, marked.
+        yield await markerBoundary(ctx, sid, cp.dir, m)
+      }
+    }
   }
   const u = flushUser()
   if (u) yield u

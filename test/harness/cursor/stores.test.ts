@@ -16,6 +16,7 @@ const IDS = {
   txt: 'c3d2e4f5-0000-4000-8000-00000000000c',
   both: 'd4c3f5a6-0000-4000-8000-00000000000d',
   xdg: 'e5b4a6b7-0000-4000-8000-00000000000e',
+  xdgCap: 'e5b4a6b7-0000-4000-8000-0000000000ce',
   ide: 'f6a5b7c8-0000-4000-8000-00000000000f',
   ideArchived: '0a1b2c3d-0000-4000-8000-000000000010',
   ideTask: 'task-11111111-0000-4000-8000-000000000011',
@@ -49,7 +50,7 @@ t.test('ls: every store, each session once, with its stores', async (t) => {
   t.equal(ls.code, 0, ls.stderr)
   const rows = lines(ls.stdout)
   const ids = rows.map((r) => r.id).sort()
-  t.same(ids, [IDS.nested, IDS.flat, IDS.txt, IDS.both, IDS.xdg, IDS.ide].sort(), 'archived and sub-agent composers hidden, duplicates merged')
+  t.same(ids, [IDS.nested, IDS.flat, IDS.txt, IDS.both, IDS.xdg, IDS.xdgCap, IDS.ide].sort(), 'archived and sub-agent composers hidden, duplicates merged')
   const both = rows.find((r) => r.id === IDS.both)
   t.same(both.stores, ['chat', 'transcript'], 'a session in a transcript and a store.db: listed once, both stores named')
   t.match(both, { cwd: '/home/dev/demo-app', title: 'Diagnose failing npm test', model: 'composer-2.5', created_at: '2026-11-20T09:30:00.000Z' })
@@ -245,7 +246,7 @@ t.test('the editor writing its state.vscdb (exclusive lock): retried, then one c
   t.equal(errs.length, 1, `one error: ${ls.stderr}`)
   t.match(errs[0], { code: 'db-error', source: 'cursor', file: join(g, 'state.vscdb'), message: /database is busy/ }, 'names the code and the file')
   t.notMatch(ls.stderr, /\n\s+at /, 'no stack trace')
-  t.same(lines(ls.stdout).map((r) => r.id).sort(), [IDS.nested, IDS.flat, IDS.txt, IDS.both, IDS.xdg, IDS.ide].sort(), 'every session of the other stores is still listed')
+  t.same(lines(ls.stdout).map((r) => r.id).sort(), [IDS.nested, IDS.flat, IDS.txt, IDS.both, IDS.xdg, IDS.xdgCap, IDS.ide].sort(), 'every session of the other stores is still listed')
   const cat = await ferry(['--home', home, 'cat', `cursor:${IDS.xdg}`, '--no-native'], { env: ENV })
   t.ok(lines(cat.stdout).some((r) => r.kind === 'message' && r.role === 'assistant'), 'a chat-store session still reads')
   const catErrs = cat.stderr.split('\n').filter((l) => /error: /.test(l))
