@@ -14,7 +14,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -29,9 +29,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
  * (docs/performance.md, "Start-up"). `default`: the default export is a
  * function or class, forwarded through a Proxy; `named`: the functions our
  * code imports by name (another name is a build error: add it here).
+ * `narrow`: string-width answers a string of one-column characters itself, so
+ * printing help (yargs measures every cell) loads nothing; the build checks
+ * that string-width gives each of those characters width 1.
  */
+const NARROW = '\\x20-\\x7e\\u00a1-\\u00a8\\u00aa-\\u00ac\\u00af-\\u00ff\\u2010-\\u2027\\u2030-\\u203b\\u203d-\\u2048\\u204a-\\u205e\\u2190-\\u2193'
 const LAZY = {
-  'string-width': { default: true },
+  'string-width': { default: true, narrow: true },
   'better-sqlite3': { default: true },
   picomatch: { default: true },
   'chrono-node/en': { named: ['parse'] },
@@ -49,10 +53,18 @@ const lazyPackages = {
       if (real.errors.length) return { errors: real.errors }
       return { path: real.external ? a.path : real.path, namespace: 'lazy', pluginData: { spec: LAZY[a.path], external: real.external } }
     })
-    b.onLoad({ filter: /.*/, namespace: 'lazy' }, (a) => {
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, async (a) => {
       const { spec, external } = a.pluginData
+      if (spec.narrow) {
+        const width = (await import(pathToFileURL(a.path).href)).default
+        for (const c of new RegExp(`[${NARROW}]`, 'g')[Symbol.matchAll](String.fromCharCode(...Array.from({ length: 0x2200 }, (_, i) => i)))) {
+          if (width(c[0]) !== 1) throw new Error(`bundle: ${a.path} gives U+${c[0].charCodeAt(0).toString(16)} width ${width(c[0])}: take it out of NARROW`)
+        }
+      }
       const load = `let m; const real = () => { if (m === undefined) { const x = require(${JSON.stringify(a.path)}); m = x && x.__esModule && 'default' in x ? x.default : x; if (${!!spec.named}) m = x } return m }`
-      const body = spec.default
+      const body = spec.narrow
+        ? `const narrow = /^[${NARROW}]*$/\nexport default function stringWidth(s, o) { return typeof s === 'string' && narrow.test(s) ? s.length : real()(s, o) }`
+        : spec.default
         ? 'export default new Proxy(function () {}, { apply: (_t, self, args) => Reflect.apply(real(), self, args), construct: (_t, args) => Reflect.construct(real(), args), get: (_t, k) => real()[k] })'
         : spec.named.map((n) => `export function ${n}(...args) { return real().${n}(...args) }`).join('\n')
       return { contents: `${load}\n${body}\n`, loader: 'js', resolveDir: external ? root : dirname(a.path) }
