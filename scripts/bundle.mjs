@@ -13,7 +13,7 @@
 // loaded from node_modules at run time.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -73,9 +73,7 @@ const lazyPackages = {
 }
 const dist = join(root, 'dist')
 const ours = (f) => f === 'ferry.mjs' || /^ferry-.*\.mjs$/.test(f)
-// Chunk names carry a hash of their content: the last build's would stay behind.
-for (const f of readdirSync(dist)) if (ours(f)) rmSync(join(dist, f))
-await build({
+const built = await build({
   entryPoints: { ferry: join(root, 'dist/lib/cli/main.js') },
   outdir: dist,
   splitting: true,
@@ -112,7 +110,12 @@ await build({
   // Non-ASCII escaped: V8 keeps an all-ASCII source as one byte a character, half the memory of the two-byte copy
   // a single other character forces (2.6 MB of heap in every process and thread).
   charset: 'ascii',
+  metafile: true,
 })
+// Chunk names carry a hash of their content: the last build's are removed after this one is written, not before (a CLI
+// started meanwhile still finds the chunks it imports).
+const outputs = new Set(Object.keys(built.metafile.outputs).map((o) => basename(o)))
+for (const f of readdirSync(dist)) if (ours(f) && !outputs.has(f)) rmSync(join(dist, f))
 
 // esbuild leaves non-ASCII characters in regular expression literals (three, in chrono-node and
 // markdown-it); `\uXXXX` means the same there. An astral character would need the `u` flag: refuse it.
