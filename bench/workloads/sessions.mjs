@@ -75,6 +75,14 @@ export default async function (b) {
   const first = await firstLine(b.root, ['--home', home, 'ls', '--json'])
   b.report('ferry ls --json | head -1', `${first.toFixed(2)} s to the first line`)
   b.ratio('sessions: ferry ls --json | head -1', 1 / first, 'target seconds (1 s) / seconds taken')
+  // Issue #49: `ls --json` with a --home whose cache folder is missing (the first listing, which leaves a cache
+  // where ferry can write one), then again (warm).
+  const noCache = () => rmSync(join(home, '.cache'), { recursive: true, force: true })
+  const coldJson = await b.ferry(`ferry ls --json, --home without .cache: ${label}`, ['--home', home, 'ls', '--json'], { before: noCache, note: 'cold' })
+  b.ratio('sessions: ferry ls --json cold', 1.5 / coldJson.seconds, 'target seconds (1.5 s) / seconds taken')
+  const warmJson = await b.ferry(`ferry ls --json after it: ${label}`, ['--home', home, 'ls', '--json'], { note: 'warm where the cold run left a cache' })
+  b.ratio('sessions: ferry ls --json warm', 0.3 / warmJson.seconds, 'target seconds (0.3 s) / seconds taken')
+  mkdirSync(join(home, '.cache'), { recursive: true })
   const sc = syscalls(b.root, ['--home', home, 'ls'])
   if (sc) b.report('ferry ls syscalls per session', `${(sc.open / files.length).toFixed(1)} open, ${(sc.stat / files.length).toFixed(1)} stat (${sc.open} / ${sc.stat} in all)`)
 }

@@ -90,7 +90,10 @@ export default async function (b) {
   b.report('zcode store', `${sessions} sessions, db ${(statSync(dbPath).size / 2 ** 30).toFixed(2)} GiB, ${(bytes / 2 ** 20).toFixed(0)} MiB of message/part JSON`)
   await b.ferry(`zcode ls (${sessions} sessions)`, ['--home', home, 'ls', '--harness', 'zcode', '--all', '--json'], { against: 'no baseline', note: 'one query over session' })
   await b.baseline('zcode data', lines)
-  await b.ferry(`zcode ${sessions} sessions → ferry cat`, ['--home', home, 'cat', '--from', 'zcode', '--no-native'], { bytes, against: 'zcode data', note: 'read throughput over message+part JSON bytes' })
+  const zbase = b.lastBaseline
+  const zcat = await b.ferry(`zcode ${sessions} sessions → ferry cat`, ['--home', home, 'cat', '--from', 'zcode', '--no-native'], { bytes, against: 'zcode data', note: 'read throughput over message+part JSON bytes' })
+  // Issue #49: per CPU second (ferry's reader and the loop both parse every row's JSON; the machine's load moves wall time more).
+  if (zcat.cpuMbs && zbase?.cpuSeconds) b.ratio('zcode: cat per CPU-s', zcat.cpuMbs / (bytes / 1e6 / zbase.cpuSeconds), 'MB per CPU-s vs the loop over the same JSON')
   const stream = join(home, 'stream.jsonl')
   if (!existsSync(stream)) {
     const fd = openSync(stream + '.tmp', 'w')

@@ -10,7 +10,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { commandModules, commandName } from './main.js'
+import { commandModules, commandName, loadCommands } from './main.js'
+
+// The CLI loads a command's module when it runs; the reference lists every one.
+await loadCommands()
 
 /** The program's own name (as scriptName in main.ts), for the overview heading. */
 const PROGRAM = 'ferry --help'.split(' ')[0]!

@@ -11,49 +11,65 @@ import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
 import { guardStdout } from './output.js'
 import { globalValueFlags, rejectRepeated, storeOptions } from './options.js'
-import { prepareArgs } from './argv.js'
+import { commandIndex, prepareArgs } from './argv.js'
 import { helpWidth, unwrappedExamples } from './help.js'
 import { reportFailure } from './failure.js'
 import { COMPLETE_HOOK, completionCommands, printCompletions } from './completion.js'
 import { STDIN_SENTINEL } from './sources.js'
 import { cliTransforms, joinTransformValues } from './transforms.js'
 import { transformCommand } from './commands/transform-commands.js'
-import * as ls from './commands/ls.js'
-import * as cat from './commands/cat.js'
-import * as write from './commands/write.js'
-import * as convert from './commands/convert.js'
-import * as quickstart from './commands/quickstart.js'
-import * as archive from './commands/archive.js'
-import * as search from './commands/search.js'
-import * as exportCmd from './commands/export.js'
-import * as cont from './commands/continue.js'
-import * as show from './commands/show.js'
-import * as render from './commands/render.js'
-import * as hooks from './commands/hooks.js'
-import * as stats from './commands/stats.js'
-import * as mcp from './commands/mcp.js'
-import * as pick from './commands/pick.js'
 
-/** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
+/**
+ * Every command's module, in the order `--help` lists them, loaded only when
+ * needed (`loadCommands`): a command line that names one command loads that
+ * module alone, so `ferry ls` never parses the archive's, the exporter's or
+ * the picker's code (the bundle keeps each in a chunk of its own,
+ * scripts/bundle.mjs).
+ */
+const COMMANDS = {
+  ls: () => import('./commands/ls.js'),
+  cat: () => import('./commands/cat.js'),
+  write: () => import('./commands/write.js'),
+  convert: () => import('./commands/convert.js'),
+  quickstart: () => import('./commands/quickstart.js'),
+  archive: () => import('./commands/archive.js'),
+  hooks: () => import('./commands/hooks.js'),
+  search: () => import('./commands/search.js'),
+  export: () => import('./commands/export.js'),
+  continue: () => import('./commands/continue.js'),
+  show: () => import('./commands/show.js'),
+  render: () => import('./commands/render.js'),
+  stats: () => import('./commands/stats.js'),
+  mcp: () => import('./commands/mcp.js'),
+  pick: () => import('./commands/pick.js'),
+} as const
+type CommandWord = keyof typeof COMMANDS
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const loaded = new Map<CommandWord, CommandModule<any, any>>()
+/** Commands whose handler needs the joined argv (their transform flags). */
+const RAW_ARGS: ReadonlySet<string> = new Set(['cat', 'convert', 'render'])
+
+/** Loads the modules of `words` (the commands among them), or of every command. */
+export async function loadCommands(words: readonly string[] = Object.keys(COMMANDS)): Promise<void> {
+  const wanted = words.filter((w): w is CommandWord => Object.hasOwn(COMMANDS, w) && !loaded.has(w as CommandWord))
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const mods = await Promise.all(wanted.map((w) => COMMANDS[w]() as Promise<CommandModule<any, any>>))
+  wanted.forEach((w, i) => loaded.set(w, mods[i]!))
+}
+
+/**
+ * Every loaded command module (all of them after `loadCommands()`), in the order `--help` lists them (cat, convert
+ * and render get the joined argv for their transform flags), then the transforms' and completion's commands.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function commandModules(joined: string[]): Array<CommandModule<any, any>> {
   const transforms = cliTransforms()
   return [
-    ls,
-    { ...cat, handler: (argv: Record<string, unknown>) => cat.handler({ ...argv, rawArgs: joined }) },
-    write,
-    { ...convert, handler: (argv: Record<string, unknown>) => convert.handler({ ...argv, rawArgs: joined }) },
-    quickstart,
-    archive,
-    hooks,
-    search,
-    exportCmd,
-    cont,
-    show,
-    { ...render, handler: (argv: Record<string, unknown>) => render.handler({ ...argv, rawArgs: joined }) },
-    stats,
-    mcp,
-    pick,
+    ...(Object.keys(COMMANDS) as CommandWord[]).flatMap((w) => {
+      const m = loaded.get(w)
+      if (!m) return []
+      return [RAW_ARGS.has(w) ? { ...m, handler: (argv: Record<string, unknown>) => m.handler!({ ...argv, rawArgs: joined } as never) } : m]
+    }),
     ...transforms.map((t) => transformCommand(t)),
     ...completionCommands(() => commandModules(joined)),
   ] as unknown as Array<CommandModule<any, any>>
@@ -94,12 +110,19 @@ export async function main(args: string[]): Promise<void> {
   let json = args.includes('--json')
   try {
     // The completion scripts' hook: the words typed so far, never parsed as a command line.
-    if (args[0] === COMPLETE_HOOK) return await printCompletions(args.slice(args[1] === '--' ? 2 : 1), commandModules([]))
+    if (args[0] === COMPLETE_HOOK) {
+      await loadCommands()
+      return await printCompletions(args.slice(args[1] === '--' ? 2 : 1), commandModules([]))
+    }
     const transforms = cliTransforms()
-    const names = commandModules([]).map(commandName).filter((n) => !n.startsWith('__'))
+    const names = [...new Set([...Object.keys(COMMANDS), ...commandModules([]).map(commandName)])].filter((n) => !n.startsWith('__'))
     const prepared = prepareArgs(joinTransformValues(args, transforms), names, globalValueFlags())
     json = prepared.json
     const joined = prepared.args
+    // The command named loads alone; with none, every one (`ferry --help` lists them), but for `ferry --version`.
+    const at = commandIndex(joined, globalValueFlags())
+    const versionOnly = at === -1 && joined.some((a) => a === '--version' || a === '-V') && !joined.some((a) => a === '--help' || a === '-h')
+    await loadCommands(at !== -1 ? [joined[at]!] : versionOnly ? [] : undefined)
     const rawArgs = joined.map((a) => (a === '-' ? STDIN_SENTINEL : a))
     await parser(rawArgs, joined).parseAsync()
   } catch (err) {

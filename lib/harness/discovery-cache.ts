@@ -9,10 +9,12 @@
  * guarded against by not caching files changed in the last few seconds (as
  * git's "racy" index entries).
  *
- * Where: `$XDG_CACHE_HOME/ferry/discovery/` (`~/.cache/ferry/...`, following
- * `--home`), one file per harness and store root. ferry creates its `ferry/`
- * folder there only when the cache folder itself exists, so a bare HOME (a
- * test's, a `--home` pointing at a copied store) gets nothing written into it.
+ * Where: `$XDG_CACHE_HOME/ferry/discovery/` (`~/.cache/ferry/...`), one file
+ * per harness and store root. With `--home DIR` that is DIR's own cache folder
+ * (`DIR/.cache/ferry/...`; XDG_CACHE_HOME is ignored then, as every store
+ * variable is), never the real HOME's. The folders are created when missing,
+ * so every listing after the first is warm wherever ferry can write; where it
+ * cannot (a read-only HOME), listing works the same, only without the cache.
  * `FERRY_NO_CACHE=1` turns the cache off.
  *
  * Concurrent runs: the file is replaced whole through a temp file and a
@@ -72,12 +74,7 @@ const disabled: DiscoveryCache<never> = {
 
 function cacheBase(ctx: StoreContext): string | null {
   if (ctx.env.FERRY_NO_CACHE && ctx.env.FERRY_NO_CACHE !== '0') return null
-  const base = xdgDir(ctx, 'cache')
-  try {
-    return statSync(base).isDirectory() ? join(base, 'ferry', 'discovery') : null
-  } catch {
-    return null
-  }
+  return join(xdgDir(ctx, 'cache'), 'ferry', 'discovery')
 }
 
 /**

@@ -4,8 +4,9 @@
  * without opening the session files (counted with strace where installed),
  * gives exactly what a cache-less listing gives, and never gives stale data:
  * an appended line, a same-size rewrite under a new inode, and an in-place
- * rewrite with the old mtime put back are all seen. A HOME without a cache
- * folder gets nothing written into it; a damaged cache file is ignored.
+ * rewrite with the old mtime put back are all seen. With `--home DIR` the
+ * cache is DIR's (its cache folder made when missing), never the real HOME's
+ * or XDG_CACHE_HOME's; a damaged cache file is ignored.
  */
 import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -116,11 +117,18 @@ t.test('a changed file is read again, whatever its size, mtime and inode say', a
   t.same(rows, await ls(home, { FERRY_NO_CACHE: '1' }), 'and the whole listing matches a cache-less one')
 })
 
-t.test('no cache folder in HOME: nothing is written; a damaged cache is ignored', async (t) => {
+t.test('--home without a cache folder: the cache goes under it, not the real HOME; a damaged cache is ignored', async (t) => {
   const bare = store(t, false)
   const before = readdirSync(bare.home).sort()
-  await ls(bare.home)
-  t.same(readdirSync(bare.home).sort(), before, 'HOME has no new entry (no .cache created)')
+  const real = tempDir(t, 'ferry-dcache-real-')
+  const xdg = join(real, 'xdg-cache')
+  await settle()
+  const cold = await ls(bare.home, { HOME: real, XDG_CACHE_HOME: xdg })
+  t.same(readdirSync(bare.home).sort(), [...before, '.cache'].sort(), 'the only new entry of DIR is its cache folder')
+  t.equal(cacheFiles(bare.home).length, 1, 'one cache file, under DIR/.cache/ferry/discovery')
+  t.same(readdirSync(real), [], 'nothing in the real HOME, nor in its XDG_CACHE_HOME')
+  t.same(await ls(bare.home, { HOME: real, XDG_CACHE_HOME: xdg }), cold, 'the warm listing is the cold one')
+  if (hasStrace) t.equal(opens(bare.home), 0, 'and opens no session file')
 
   const { home } = store(t, true)
   await settle()

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { commandModules, commandName } from '../../lib/cli/main.js'
+import { commandModules, commandName, loadCommands } from '../../lib/cli/main.js'
 import { nodeFlagsFor, ONE_PROCESS_COMMANDS } from '../../lib/cli/relaunch.js'
 import { FERRY, FIXTURES, ferry, tempDir } from '../helpers.js'
 
@@ -35,6 +35,7 @@ t.test('which arguments get flags', async (t) => {
 })
 
 t.test('the one-process commands are commands; every other one gets the flags', async (t) => {
+  await loadCommands()
   const names = commandModules([]).map((m) => commandName(m))
   for (const n of ONE_PROCESS_COMMANDS.filter((c) => c !== 'help' && c !== '__complete')) t.ok(names.includes(n), `${n} is a command`)
   t.comment(`in a second process: ${names.filter((n) => nodeFlagsFor([n], [], '').length).join(', ')}`)

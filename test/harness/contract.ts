@@ -229,8 +229,10 @@ function snapshot(dir: string): Record<string, string> {
       const p = join(d, e.name)
       const st = lstatSync(p)
       const rel = relative(dir, p)
+      // ferry's discovery cache (HOME/.cache/ferry) is its own, no store: listing makes it, which touches HOME's mtime.
+      if (rel === 'home/.cache') continue
       if (e.isDirectory()) {
-        out[`${rel}/`] = `dir mtime=${st.mtimeMs}`
+        out[`${rel}/`] = rel === 'home' ? 'dir' : `dir mtime=${st.mtimeMs}`
         walk(p)
       } else out[rel] = `${st.size} bytes sha256=${createHash('sha256').update(readFileSync(p)).digest('hex')} mtime=${st.mtimeMs} mode=${st.mode.toString(8)}`
     }
