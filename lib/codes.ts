@@ -12,6 +12,7 @@ export const CODES = {
   'no-session': 'no session matches the reference',
   ambiguous: 'a reference matches several sessions',
   'not-implemented': 'the harness cannot do this (yet)',
+  'no-match': 'nothing matched the selection (no session, no search hit): exit 1 with nothing on stdout, as grep and rg',
 
   // Reading: one input unit is skipped, the rest is read.
   'line-too-long': 'a line is longer than the line cap (--max-line-bytes); it was skipped without being buffered',

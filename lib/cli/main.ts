@@ -14,6 +14,7 @@ import { globalValueFlags, rejectRepeated, storeOptions } from './options.js'
 import { prepareArgs } from './argv.js'
 import { helpWidth, unwrappedExamples } from './help.js'
 import { reportFailure } from './failure.js'
+import { ownWords, rejectNotNumbers } from './usage-words.js'
 import { COMPLETE_HOOK, completionCommands, printCompletions } from './completion.js'
 import { STDIN_SENTINEL } from './sources.js'
 import { cliTransforms, joinTransformValues } from './transforms.js'
@@ -79,13 +80,18 @@ export function parser(args: string[], joined: string[] = args): Argv {
     .wrap(helpWidth())
     .demandCommand(1, 'name a command (see ferry --help)')
   y = storeOptions(unwrappedExamples(y, helpWidth()))
-  for (const m of commandModules(joined)) y = y.command(m as never)
+  const modules = commandModules(joined)
+  for (const m of modules) y = y.command(m as never)
   const top = y
+  const names = modules.map(commandName)
   return y
     .middleware((argv) => rejectRepeated((top as unknown as { getOptions(): never }).getOptions(), argv), true)
+    .middleware((argv) => rejectNotNumbers((top as unknown as { getOptions(): never }).getOptions(), argv, args), true)
     .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error or bad input (or no match: search), 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg)
+      // yargs' own failures (its YError, or a message alone) in ferry's words; anything of ours as thrown.
+      if (!err || err.name === 'YError') throw new UsageError(ownWords(err?.message ?? msg, args, names))
+      throw err
     })
 }
 
