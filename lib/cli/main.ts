@@ -10,9 +10,9 @@ import { isEpipe } from '../io/pipeline.js'
 import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
 import { guardStdout } from './output.js'
-import { globalValueFlags, rejectRepeated, storeOptions } from './options.js'
+import { GLOBAL, globalValueFlags, rejectRepeated, storeOptions } from './options.js'
 import { prepareArgs } from './argv.js'
-import { helpWidth, unwrappedExamples } from './help.js'
+import { helpWidth, ownOptionsFirst, unwrappedExamples } from './help.js'
 import { reportFailure } from './failure.js'
 import { ownWords, rejectNotNumbers } from './usage-words.js'
 import { COMPLETE_HOOK, completionCommands, printCompletions } from './completion.js'
@@ -79,8 +79,8 @@ export function parser(args: string[], joined: string[] = args): Argv {
     .exitProcess(false)
     .wrap(helpWidth())
     .demandCommand(1, 'name a command (see ferry --help)')
-  y = storeOptions(unwrappedExamples(y, helpWidth()))
-  const modules = commandModules(joined)
+  y = storeOptions(unwrappedExamples(y, helpWidth())).group(['help', 'version'], GLOBAL)
+  const modules = commandModules(joined).map(ownOptionsFirst)
   for (const m of modules) y = y.command(m as never)
   const top = y
   const names = modules.map(commandName)
