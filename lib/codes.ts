@@ -44,6 +44,7 @@ export const CODES = {
   'write-failed': 'a session could not be written (I/O error); nothing was left under its final name',
   'import-failed': 'the agent\'s own import command failed',
   'not-written': 'one or more sessions of the stream were not written',
+  'no-client': 'the agent\'s program is not on PATH (or another program has its name): the session is written, the message says what to run',
 
   // Counting (`stats`): the tokens are counted, the figure named is not.
   'unpriced-model': 'a model has neither a recorded cost nor a price (pinned table or --prices FILE); its tokens are counted, its cost is not',

@@ -88,7 +88,8 @@ export async function runIntoSink(ctx: StoreContext, source: Readable | Parallel
     written.push(ws)
     bar.tick(0, ws.from ?? ws.id)
     if (report) printReport(writtenLine(ws, json) + '\n')
-    if (cmd && !json && !quiet) process.stderr.write(`ferry: resume: ${commandLine(cmd)}\n`)
+    // A session still to be imported (the client was not on PATH) resumes only after that step: the line has both.
+    if (cmd && !json && !quiet) process.stderr.write(`ferry: resume: ${commandLine(cmd, ws.pending)}\n`)
   }
   if (!(source instanceof Readable)) {
     try {
