@@ -77,6 +77,7 @@ export async function runIntoSink(ctx: StoreContext, source: Readable | Parallel
   const bar = progress({
     label: dryRun ? 'checking' : 'writing',
     ...(total && total.sessions > 0 ? { total: total.sessions } : {}),
+    ...(total && total.bytes > 0 ? { totalBytes: total.bytes } : {}),
     quiet: Boolean(quiet),
   })
   // Into an agent's real store: how to resume each session (stderr, so the report's columns stay as they are; --json: `command`).
