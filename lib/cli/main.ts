@@ -87,7 +87,7 @@ export function parser(args: string[], joined: string[] = args): Argv {
   return y
     .middleware((argv) => rejectRepeated((top as unknown as { getOptions(): never }).getOptions(), argv), true)
     .middleware((argv) => rejectNotNumbers((top as unknown as { getOptions(): never }).getOptions(), argv, args), true)
-    .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error or bad input (or no match: search), 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
+    .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error, bad input or nothing matched, 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
     .fail((msg, err) => {
       // yargs' own failures (its YError, or a message alone) in ferry's words; anything of ours as thrown.
       if (!err || err.name === 'YError') throw new UsageError(ownWords(err?.message ?? msg, args, names))

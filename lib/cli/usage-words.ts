@@ -24,9 +24,9 @@ export function ownWords(msg: string, args: string[], commands: string[]): strin
     const parts = [...m[1]!.matchAll(/Argument: ([^,]+), Given: (.+?), Choices: (.+?)(?= Argument: |$)/g)]
     if (parts.length) return parts.map(([, name, given, choices]) => `${flag(name!)} ${given}: not one of ${choices!.replace(/"/g, '')}`).join('; ') + ` (${help})`
   }
-  if ((m = one.match(/^Not enough non-option arguments: got (\d+), need at least (\d+)$/))) return `${cmd || 'ferry'}: an argument is missing (${help})`
-  if ((m = one.match(/^Too many non-option arguments: got (\d+), maximum of (\d+)$/))) return `${cmd || 'ferry'}: too many arguments, at most ${m[2]} (${help})`
-  if ((m = one.match(/^Missing required arguments?: (.+)$/))) return `${cmd || 'ferry'}: ${m[1]!.split(/,\s*/).map(flag).join(', ')} is required (${help})`
+  if ((m = one.match(/^Not enough non-option arguments: got (\d+), need at least (\d+)$/))) return `${cmd ? `${cmd}: ` : ''}an argument is missing (${help})`
+  if ((m = one.match(/^Too many non-option arguments: got (\d+), maximum of (\d+)$/))) return `${cmd ? `${cmd}: ` : ''}too many arguments, at most ${m[2]} (${help})`
+  if ((m = one.match(/^Missing required arguments?: (.+)$/))) return `${cmd ? `${cmd}: ` : ''}${m[1]!.split(/,\s*/).map(flag).join(', ')} is required (${help})`
   if ((m = one.match(/^Not enough arguments following: (.+)$/))) return `${flag(m[1]!)} needs a value (${help})`
   if ((m = one.match(/^Unknown arguments?: (.+)$/))) {
     // yargs strips the dashes: a word typed with them is an unknown flag, one without a stray argument.

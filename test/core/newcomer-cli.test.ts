@@ -2,20 +2,9 @@
 // as real child processes: home paths redacted only where a path starts, nothing matched said on
 // stderr with exit 1, usage errors and --help in ferry's own words and order.
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { FERRY, ferry, gen, jsonl, sampleHome, scaled, sh, tempDir } from '../kit.js'
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
-
-/** Runs a shell line on a pseudo-terminal of `cols` columns (script(1)); its output with escapes removed. */
-function onTerminal(line: string, cols = 80, env: NodeJS.ProcessEnv = {}): { out: string; code: number | null } {
-  const r = spawnSync('script', ['-qfec', `stty cols ${cols} rows 50; ${line}`, '/dev/null'], { env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: scaled(90_000) })
-  // eslint-disable-next-line no-control-regex
-  return { out: (r.stdout ?? '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '\n'), code: r.status }
-}
-const ferryLine = (args: string[]) => [process.execPath, FERRY, ...args].map(quote).join(' ')
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { ferry, jsonl, sampleHome, tempDir } from '../kit.js'
 
 t.test('redact --paths: only a home at the start of a path becomes ~', async (t) => {
   const home = sampleHome(t)

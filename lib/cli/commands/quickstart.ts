@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../../context.js'
@@ -149,13 +149,14 @@ export async function handler(argv: Args): Promise<void> {
     for (const w of waiting) process.stdout.write(`${w.harness.padEnd(11)} ${w.id}  ${commandLine(w.pending.argv.length ? { argv: w.pending.argv, cwd: w.pending.cwd } : { argv: [], cwd: '.' })}\n`)
   }
   // Next steps that run as printed, from where the quickstart ran (a clone: `npx ferry`).
-  const one = after.find((s) => s.harness === 'claude-code' && !s.parent) ?? after[0]
-  if (one) {
+  const one = after.find((s) => !s.parent) ?? after[0]
+  const other = targets.find((h) => h.kind !== 'stream' && h.id !== one?.harness)
+  if (one && other) {
     const ref = `${one.harness}:${one.id.slice(0, 8)}`
     const steps: Array<[string, string]> = [
       [`${me} ls --home ${outArg} --all`, 'the table above'],
       [`${me} show --home ${outArg} ${ref} --no-pager | head -20`, 'a session as a conversation'],
-      [`${me} convert --home ${outArg} ${ref} --to codex --dry-run`, 'what a conversion would write (writes nothing)'],
+      [`${me} convert --home ${outArg} ${ref} --to ${other.id} --dry-run`, 'what a conversion would write (writes nothing)'],
       [`${me} render --home ${outArg} ${ref} --format html --out session.html`, 'writes session.html, a redacted page to share'],
     ]
     const w = Math.max(...steps.map(([c]) => c.length))
@@ -165,13 +166,15 @@ export async function handler(argv: Args): Promise<void> {
   finishDiagnostics(ctx.diagnostics)
 }
 
-/** How this ferry was started, for commands to print: `ferry` when it is the one on PATH, else `npx ferry` (a clone). */
+/** How this program was started, for commands to print: its name when that is the one on PATH, else `npx NAME` (a clone). */
 function invocation(): string {
-  const onPath = which.sync('ferry', { nothrow: true })
+  // bin/ferry.js in a clone, the package's bin link once installed: the name either way.
+  const name = basename(process.argv[1] ?? '').replace(/\.js$/, '')
+  const onPath = which.sync(name, { nothrow: true })
   try {
-    if (onPath && process.argv[1] && realpathSync(onPath) === realpathSync(process.argv[1])) return 'ferry'
+    if (onPath && process.argv[1] && realpathSync(onPath) === realpathSync(process.argv[1])) return name
   } catch {
     // Not resolvable: the clone's form works from its folder.
   }
-  return 'npx ferry'
+  return `npx ${name}`
 }
