@@ -116,3 +116,21 @@ t.test('ls: cut cells end in …, short unique ids on a narrow terminal, in a pi
   t.match(rows[0], /^codex\s+019a3c1e /, 'an 8-character unique prefix at 80 columns')
   t.ok(narrow.out.split('\n').every((l) => l.length <= 80), 'fits 80 columns')
 })
+
+t.test('quickstart: import documents with their import command, next steps that run as printed', async (t) => {
+  const dir = tempDir(t, 'ferry-qs-')
+  const bin = tempDir(t, 'ferry-bin-')
+  symlinkSync(process.execPath, join(bin, 'node'))
+  const r = await ferry(['quickstart', '--samples', '--out', join(dir, 'out'), '--limit', '1'], { env: { PATH: bin }, timeout: 120_000 })
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /\nImport documents, .*\nopencode\s+ses_\w+\s+cd \S+ && opencode import \S+\.json\n/, 'the OpenCode document and its import')
+  const steps = r.stdout.split('\nNext steps')[1]?.split('\n').slice(1).filter((l) => l.startsWith('  npx ferry ')) ?? []
+  t.equal(steps.length, 4, 'four next steps, from a clone as npx ferry')
+  for (const step of steps) {
+    const line = step.replace(/\s+# .*$/, '').trim().replace(/^npx ferry /, '$FERRY ')
+    const s = await sh(line, { cwd: dir })
+    t.equal(s.code, 0, `${step.trim()}: ${s.stderr}`)
+    t.ok(s.stdout.length > 0 || existsSync(join(dir, 'session.html')), `${step.trim()}: prints something`)
+  }
+  t.ok(existsSync(join(dir, 'session.html')), 'the render step wrote its page')
+})
