@@ -12,6 +12,7 @@ export const CODES = {
   'no-session': 'no session matches the reference',
   ambiguous: 'a reference matches several sessions',
   'not-implemented': 'the harness cannot do this (yet)',
+  'no-match': 'nothing matched the selection (no session, no search hit): exit 1 with nothing on stdout, as grep and rg',
 
   // Reading: one input unit is skipped, the rest is read.
   'line-too-long': 'a line is longer than the line cap (--max-line-bytes); it was skipped without being buffered',
@@ -43,6 +44,7 @@ export const CODES = {
   'write-failed': 'a session could not be written (I/O error); nothing was left under its final name',
   'import-failed': 'the agent\'s own import command failed',
   'not-written': 'one or more sessions of the stream were not written',
+  'no-client': 'the agent\'s program is not on PATH (or another program has its name): the session is written, the message says what to run',
 
   // Counting (`stats`): the tokens are counted, the figure named is not.
   'unpriced-model': 'a model has neither a recorded cost nor a price (pinned table or --prices FILE); its tokens are counted, its cost is not',

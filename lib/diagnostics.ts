@@ -47,7 +47,7 @@ export class Diagnostics {
     const n = this.tally(d)
     const key = label(d)
     if (!this.stream) return
-    if (n <= this.maxPerCode) this.stream.write(this.json ? JSON.stringify({ [d.severity]: { code: d.code, ...(d.source ? { source: d.source } : {}), message: d.message, ...(d.position ?? {}) } }) + '\n' : `ferry: ${d.severity}: ${formatLine(d)}\n`)
+    if (n <= this.maxPerCode) this.stream.write(this.json ? JSON.stringify({ [d.severity]: { code: d.code, ...(d.source ? { source: d.source } : {}), message: d.message, file: null, line: null, ...(d.position ?? {}) } }) + '\n' : `ferry: ${d.severity}: ${formatLine(d)}\n`)
     else if (n === this.maxPerCode + 1 && !this.json) this.stream.write(`ferry: ${d.severity}: further ${key} reports suppressed (counted)\n`)
   }
 

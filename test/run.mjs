@@ -54,6 +54,8 @@ export const FULL_ONLY = [
   'test/harness/qwen/qwen.test.ts',
   // Every sample session converted into every other harness and read back: ~25 pairs × 3 processes. 76 s (217 s).
   'test/core/matrix.test.ts',
+  // #46's heavier CLI checks: dry runs against real runs, continue without the agent on PATH, show and progress on a pty, the quick start's next steps. 24 CPU-s (90 s, load ~35).
+  'test/core/newcomer-terminal.test.ts',
   // `ferry continue` from every sample session into every store target. 21 s (133 s).
   'test/continue/continue-matrix.test.ts',
   // kill -9, SIGINT and SIGTERM during 120–150-session exports, byte-compared with an uninterrupted run, then re-runs. 24 s (56 s).

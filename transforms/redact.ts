@@ -17,9 +17,10 @@
  * `native` with `raw` rewritten consistently. Thinking blocks whose text
  * changed lose `signature`/`encrypted`. Ids never change. Every session is
  * marked, because its tool inputs may not be what really ran: the header
- * gets `redacted: true` and its title (and the `end` title) the suffix
- * ` [redacted]`, which every agent shows; the mark alone does not remove the
- * header's `native`.
+ * gets `redacted: true` (metadata; a rendered page says it in its footer).
+ * The title is left as written (#46: a suffix there was cut mid-word and
+ * claimed redaction where nothing was found); the mark alone does not remove
+ * the header's `native`.
  *
  * Nothing is printed: the stream emits `finding` for each record with
  * findings and `report` at its end, and keeps the same report in `report`.
@@ -66,13 +67,6 @@ export interface RedactReport {
 
 export interface RedactStream extends Transform {
   readonly report: RedactReport
-}
-
-const REDACTED_SUFFIX = ' [redacted]'
-
-function markTitle(title: string | undefined): string {
-  if (title === undefined || title === '') return REDACTED_SUFFIX.trim()
-  return title.endsWith(REDACTED_SUFFIX) || title === REDACTED_SUFFIX.trim() ? title : title + REDACTED_SUFFIX
 }
 
 const MAX_LISTED = 100_000
@@ -177,8 +171,7 @@ export function redact(options: RedactTransformOptions = {}): RedactStream {
   function one(rec: Exclude<FerryRecord, StreamRec>): Exclude<FerryRecord, StreamRec> {
     let out = fieldsOf(rec, RECORD_STRUCTURE)
     const changed = out !== rec
-    if (out.kind === 'session') out = { ...out, redacted: true, title: markTitle(out.title) }
-    else if (out.kind === 'end' && out.title !== undefined) out = { ...out, title: markTitle(out.title) }
+    if (out.kind === 'session' && out.redacted !== true) out = { ...out, redacted: true }
     if (out.native) {
       if (changed && rec.kind !== 'native') {
         const { native: _n, ...rest } = out

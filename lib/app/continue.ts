@@ -51,10 +51,16 @@ export function resumeBinary(h: Harness): string | undefined {
   return h.resumeHint?.split(/\s+/)[0]
 }
 
-/** A shell line for a resume command: `cd DIR && claude --resume ID`. */
-export function commandLine(c: ResumeCommand): string {
+/**
+ * A shell line for a resume command: `cd DIR && claude --resume ID`; with the step a written
+ * session still needs first (an import the client was not there to run), both, in order.
+ */
+export function commandLine(c: ResumeCommand, before?: ResumeCommand): string {
   const q = (s: string) => (/^[\w@%+=:,./=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
-  return `cd ${q(c.cwd)} && ${c.argv.map(q).join(' ')}`
+  const resume = `cd ${q(c.cwd)} && ${c.argv.map(q).join(' ')}`
+  if (!before) return resume
+  const first = `cd ${q(before.cwd)} && ${before.argv.map(q).join(' ')}`
+  return before.cwd === c.cwd ? `${first} && ${c.argv.map(q).join(' ')}` : `${first} && ${resume}`
 }
 
 interface IndexEntry {

@@ -28,6 +28,8 @@ export function errorLine(err: unknown): string {
 export function reportFailure(err: unknown, json: boolean): void {
   const usage = isUsage(err)
   if (json) process.stderr.write(failureJson(err) + '\n')
+  // Nothing matched is an answer, not a fault (as rg): one plain line, exit 1.
+  else if (err instanceof FerryError && err.code === 'no-match') process.stderr.write(`ferry: ${err.message}\n`)
   else process.stderr.write(usage ? `ferry: ${errorMessage(err)}\n` : `ferry: error: ${errorLine(err)}\n`)
   if (process.env.FERRY_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`)
   process.exitCode = usage ? 2 : 1

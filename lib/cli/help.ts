@@ -27,3 +27,26 @@ export function unwrappedExamples(y: Argv, width: number): Argv {
   ;(y as unknown as { example: typeof patched }).example = patched
   return y
 }
+
+/**
+ * A command's `--help` lists its own flags first and the options every
+ * command takes last, under "Global options" (as gh does). yargs prints a
+ * command's groups before the global ones it carries over, but its default
+ * "Options:" group after them, so the command's ungrouped flags are named
+ * into "Options:" once its builder has run.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function ownOptionsFirst<M extends { builder?: unknown }>(m: M): M {
+  const builder = m.builder
+  if (typeof builder !== 'function') return m
+  const wrapped = (y: Argv): Argv => {
+    const out = ((builder as (y: Argv) => Argv | void)(y) ?? y) as Argv
+    const o = out as unknown as { getGroups(): Record<string, string[]>; getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> } }
+    const grouped = new Set(Object.values(o.getGroups()).flat())
+    const opts = o.getOptions()
+    const aliases = new Set(Object.values(opts.alias).flat())
+    const own = Object.keys(opts.key).filter((k) => !grouped.has(k) && !aliases.has(k) && k !== 'help' && k !== 'version')
+    return own.length ? out.group(own, 'Options:') : out
+  }
+  return { ...m, builder: wrapped }
+}

@@ -10,10 +10,11 @@ import { isEpipe } from '../io/pipeline.js'
 import { harnessSummary } from '../harness/registry.js'
 import { VERSION } from '../version.js'
 import { guardStdout } from './output.js'
-import { globalValueFlags, rejectRepeated, storeOptions } from './options.js'
+import { GLOBAL, globalValueFlags, rejectRepeated, storeOptions } from './options.js'
 import { commandIndex, prepareArgs } from './argv.js'
-import { helpWidth, unwrappedExamples } from './help.js'
+import { helpWidth, ownOptionsFirst, unwrappedExamples } from './help.js'
 import { reportFailure } from './failure.js'
+import { ownWords, rejectNotNumbers } from './usage-words.js'
 import { COMPLETE_HOOK, completionCommands, printCompletions } from './completion.js'
 import { STDIN_SENTINEL } from './sources.js'
 import { cliTransforms, joinTransformValues } from './transforms.js'
@@ -94,14 +95,19 @@ export function parser(args: string[], joined: string[] = args): Argv {
     .exitProcess(false)
     .wrap(helpWidth())
     .demandCommand(1, 'name a command (see ferry --help)')
-  y = storeOptions(unwrappedExamples(y, helpWidth()))
-  for (const m of commandModules(joined)) y = y.command(m as never)
+  y = storeOptions(unwrappedExamples(y, helpWidth())).group(['help', 'version'], GLOBAL)
+  const modules = commandModules(joined).map(ownOptionsFirst)
+  for (const m of modules) y = y.command(m as never)
   const top = y
+  const names = modules.map(commandName)
   return y
     .middleware((argv) => rejectRepeated((top as unknown as { getOptions(): never }).getOptions(), argv), true)
-    .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error or bad input (or no match: search), 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
+    .middleware((argv) => rejectNotNumbers((top as unknown as { getOptions(): never }).getOptions(), argv, args), true)
+    .epilog(`${harnessSummary()}\n\`ferry help COMMAND\` is \`ferry COMMAND --help\`. Exit codes: 0 ok, 1 runtime error, bad input or nothing matched, 2 usage error.\nDocs: README.md, docs/cli.md, docs/stream-format.md`)
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg)
+      // yargs' own failures (its YError, or a message alone) in ferry's words; anything of ours as thrown.
+      if (!err || err.name === 'YError') throw new UsageError(ownWords(err?.message ?? msg, args, names))
+      throw err
     })
 }
 

@@ -24,22 +24,27 @@ export function globalValueFlags(): Set<string> {
   return new Set(['home', 'max-line-bytes', ...harnesses.flatMap((h) => (h.store.flag ? [h.store.flag.name] : []))])
 }
 
+/** The heading of the options every command takes: listed last in `--help`, after the command's own (as gh does). */
+export const GLOBAL = 'Global options:'
+
 export function storeOptions<T>(y: Argv<T>): Argv<T> {
   const envs = storeEnvVars()
   let out = y.option('home', {
     type: 'string',
     describe: `Act as if HOME were DIR for every harness (ignores ${[...envs, 'XDG_*'].join(', ')})`,
     global: true,
+    group: GLOBAL,
   }) as Argv<T>
   out = out.option('max-line-bytes', {
     type: 'number',
     describe: 'Longest input line kept (default 256 MiB); longer lines are reported with their position and skipped',
     global: true,
+    group: GLOBAL,
   }) as Argv<T>
-  out = out.option('quiet', { type: 'boolean', alias: 'q', describe: 'No progress display on stderr (it is shown only when stderr is a terminal)', global: true }) as Argv<T>
+  out = out.option('quiet', { type: 'boolean', alias: 'q', describe: 'No progress display on stderr (it is shown only when stderr is a terminal)', global: true, group: GLOBAL }) as Argv<T>
   for (const h of harnesses) {
     const f = h.store.flag
-    if (f) out = out.option(f.name, { type: 'string', describe: f.describe, global: true }) as Argv<T>
+    if (f) out = out.option(f.name, { type: 'string', describe: f.describe, global: true, group: GLOBAL }) as Argv<T>
   }
   return out
 }

@@ -53,6 +53,8 @@ export function progress(opts: ProgressOptions): Progress {
   let current = ''
   let records = 0
   const byBytes = opts.totalBytes !== undefined && opts.totalBytes > 0
+  // Bytes read: the source text of the records that passed (see `wantsSourceBytes`), at most the total.
+  const readBytes = () => (byBytes ? Math.min(bytes, opts.totalBytes!) : bytes)
   const bar = new cliProgress.SingleBar(
     {
       stream,
@@ -62,14 +64,20 @@ export function progress(opts: ProgressOptions): Progress {
       fps: 8,
       format: (_o, params) => {
         const secs = Math.max((Date.now() - started) / 1000, 0.001)
-        const rate = `${human(bytes / secs)}/s`
+        const got = readBytes()
+        const perSec = got / secs
+        const rate = `${human(perSec)}/s`
         const sessions = opts.total !== undefined ? `${done}/${opts.total} sessions` : `${done} sessions`
-        const eta = params.eta > 0 && Number.isFinite(params.eta) ? ` ETA ${params.eta}s` : ''
+        // By bytes: the share of the input read, and the time the rest takes at the rate so far.
+        const share = byBytes ? got / opts.totalBytes! : params.progress
+        const etaSecs = byBytes ? (perSec > 0 ? (opts.totalBytes! - got) / perSec : NaN) : params.eta
+        const eta = etaSecs > 0 && Number.isFinite(etaSecs) ? ` ETA ${Math.ceil(etaSecs)}s` : ''
         const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 70))
-        const filled = Math.round(params.progress * width)
+        const filled = Math.round(Math.min(1, share) * width)
         const gauge = byBytes || opts.total !== undefined ? `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ` : ''
         const recs = records ? ` ${records} records` : ''
-        return `${opts.label} ${gauge}${sessions}${recs} ${human(bytes)} ${rate}${eta} ${current}`.slice(0, (stream.columns ?? 80) - 1)
+        const amount = byBytes ? `${human(got)} of ${human(opts.totalBytes!)} ${Math.floor(share * 100)}%` : human(got)
+        return `${opts.label} ${gauge}${sessions}${recs} ${amount} ${rate}${eta} ${current}`.slice(0, (stream.columns ?? 80) - 1)
       },
     },
     cliProgress.Presets.shades_classic,
@@ -95,4 +103,13 @@ export function progress(opts: ProgressOptions): Progress {
     },
     shown: true,
   }
+}
+
+/**
+ * Whether a run should read the source text of each record (`native`) only to count the bytes
+ * read for the display: a conversion to another format keeps none, so one big session showed
+ * `0 B 0 B/s` and no ETA. Only when the display is drawn (a terminal, not --quiet).
+ */
+export function wantsSourceBytes(quiet: boolean, stream: NodeJS.WriteStream = process.stderr): boolean {
+  return !quiet && Boolean(stream.isTTY)
 }

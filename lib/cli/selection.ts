@@ -3,7 +3,7 @@
  * `--since`, `--until` and `--all` (`ls`, `cat`/`convert --from`,
  * `archive`, `search`), and which harnesses `--harness`/`--from` name.
  */
-import { UsageError } from '../errors.js'
+import { FerryError, UsageError } from '../errors.js'
 import { getHarness, harnesses } from '../harness/registry.js'
 import type { SessionInfo } from '../harness/types.js'
 import { cwdMatcher, parseTime, sessionTime } from '../query/select.js'
@@ -33,6 +33,20 @@ export function matches(s: SessionInfo, sel: SessionSelection): boolean {
   if (sel.until !== undefined && !(sessionTime(s.updated_at, s.created_at) <= sel.until)) return false
   if (!sel.all && (s.archived || s.parent)) return false
   return true
+}
+
+/** The selection flags as typed (`--from codex --since 7d`), for "no sessions matched …". */
+export function selectionWords(argv: Args, harnessFlag: 'from' | 'harness'): string {
+  const words: string[] = []
+  const list = (v: unknown) => (Array.isArray(v) ? v.map(String).join(',') : typeof v === 'string' ? v : '')
+  if (list(argv[harnessFlag])) words.push(`--${harnessFlag} ${list(argv[harnessFlag])}`)
+  for (const k of ['cwd', 'since', 'until']) if (typeof argv[k] === 'string') words.push(`--${k} ${String(argv[k])}`)
+  return words.join(' ')
+}
+
+/** Nothing matched: exit 1 and one line on stderr (`--json`: the error object), nothing on stdout. */
+export function noMatch(what: string): FerryError {
+  return new FerryError(what, { code: 'no-match' })
 }
 
 /** `--since` alone, in epoch ms (`archive`, `search`). */

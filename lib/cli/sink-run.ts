@@ -10,12 +10,15 @@
  * sessions, so a file there gets all of them; a store harness decides what a
  * file means for it (an import document, a database) and refuses what it cannot.
  */
-import { statSync } from 'node:fs'
-import { resolve, sep } from 'node:path'
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, resolve, sep } from 'node:path'
 import { Readable, Transform, Writable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import { NotWrittenError, UsageError } from '../errors.js'
-import { getHarness } from '../harness/registry.js'
+import { createContext } from '../context.js'
+import type { Diagnostic, Diagnostics } from '../diagnostics.js'
+import { getHarness, storeEnvVars } from '../harness/registry.js'
 import { commandLine, resumeCommand } from '../app/continue.js'
 import type { Harness, WriteOptions, WrittenSession } from '../harness/types.js'
 import { AtomicFile } from '../io/atomic.js'
@@ -74,6 +77,7 @@ export async function runIntoSink(ctx: StoreContext, source: Readable | Parallel
   const bar = progress({
     label: dryRun ? 'checking' : 'writing',
     ...(total && total.sessions > 0 ? { total: total.sessions } : {}),
+    ...(total && total.bytes > 0 ? { totalBytes: total.bytes } : {}),
     quiet: Boolean(quiet),
   })
   // Into an agent's real store: how to resume each session (stderr, so the report's columns stay as they are; --json: `command`).
@@ -85,7 +89,8 @@ export async function runIntoSink(ctx: StoreContext, source: Readable | Parallel
     written.push(ws)
     bar.tick(0, ws.from ?? ws.id)
     if (report) printReport(writtenLine(ws, json) + '\n')
-    if (cmd && !json && !quiet) process.stderr.write(`ferry: resume: ${commandLine(cmd)}\n`)
+    // A session still to be imported (the client was not on PATH) resumes only after that step: the line has both.
+    if (cmd && !json && !quiet) process.stderr.write(`ferry: resume: ${commandLine(cmd, ws.pending)}\n`)
   }
   if (!(source instanceof Readable)) {
     try {
@@ -105,7 +110,8 @@ export async function runIntoSink(ctx: StoreContext, source: Readable | Parallel
   }
   async function writeAll(): Promise<WrittenSession[]> {
   if (dryRun) {
-    await pipeline(salvaged.source, dryRunSink(h, sinkOpts.out as string | undefined, onWritten))
+    if (h.kind === 'stream') await pipeline(salvaged.source, dryRunSink(h, kind === 'file' ? resolve(String(opts.out)) : '-', onWritten))
+    else await dryRunStore(ctx, h, kind, sinkOpts, salvaged.source, onWritten)
     if (salvaged.failure()) throw salvaged.failure()
     return written
   }
@@ -164,9 +170,83 @@ function sessionsOf(h: Harness, path: string, report: (ws: WrittenSession, recor
   })
 }
 
-/** `--dry-run`: everything is read and transformed; each session is reported with `dry_run: true`, nothing is written. */
-function dryRunSink(h: Harness, out: string | undefined, report: (ws: WrittenSession) => void): Writable {
-  const where = out ?? '(store)'
+/**
+ * `--dry-run` into a store: the real sink writes into a scratch folder that stands for the store
+ * (or the --out folder or file) and for HOME, with no agent client on PATH (nothing is imported),
+ * and each session is reported with the id and path a real run would write. The scratch folder is
+ * removed; nothing outside it is touched.
+ */
+async function dryRunStore(ctx: StoreContext, h: Harness, kind: OutKind, sinkOpts: WriteOptions & Record<string, unknown>, source: Readable, report: (ws: WrittenSession) => void): Promise<void> {
+  const tmp = mkdtempSync(join(tmpdir(), 'ferry-dry-run-'))
+  try {
+    const home = join(tmp, 'home')
+    const maps: Array<[string, string]> = []
+    const opts: WriteOptions & Record<string, unknown> = { ...sinkOpts }
+    const roots: Record<string, string> = {}
+    if (kind === 'store') {
+      roots[h.id] = join(tmp, 'store')
+      maps.push([roots[h.id]!, h.root(ctx)])
+      // A small store is copied, so a database the sink adds to (ZCode) is there and a clash shows as it would.
+      copySmall(h.root(ctx), roots[h.id]!)
+    } else {
+      const real = resolve(String(sinkOpts.out))
+      const stand = kind === 'dir' ? join(tmp, 'out') : join(tmp, 'file', basename(real))
+      mkdirSync(kind === 'dir' ? stand : dirname(stand), { recursive: true })
+      opts.out = kind === 'dir' ? stand + sep : stand
+      maps.push([stand, real])
+    }
+    maps.push([home, ctx.home])
+    const real = (p: string) => {
+      for (const [a, b] of maps) if (p === a || p.startsWith(a + sep)) return b + p.slice(a.length)
+      return p
+    }
+    // What the scratch run reports (a clash with an existing session) names the real place.
+    const realText = (t: string) => maps.reduce((acc, [a, b]) => acc.split(a).join(b), t)
+    const diagnostics = Object.create(ctx.diagnostics) as Diagnostics
+    diagnostics.report = (d: Diagnostic) => ctx.diagnostics.report({ ...d, message: realText(d.message), ...(d.position?.file ? { position: { ...d.position, file: real(d.position.file) } } : {}) })
+    const dctx = createContext({ home, roots, env: { ...ctx.env, PATH: '' }, storeEnvVars: storeEnvVars(), diagnostics, maxLineBytes: ctx.maxLineBytes })
+    const records = new Map<string, number>()
+    const counter = new Transform({
+      objectMode: true,
+      transform(rec: FerryRecord, _enc, cb) {
+        if ('sid' in rec && typeof rec.sid === 'string') records.set(rec.sid, (records.get(rec.sid) ?? 0) + 1)
+        cb(null, rec)
+      },
+    })
+    const sink = h.sink!(dctx, opts)
+    sink.on('written', (ws: WrittenSession) => {
+      const n = records.get(ws.from ?? '') ?? 0
+      // The scratch run's note (an import step) is about the scratch folder: a dry run says only what it did.
+      report({ ...ws, path: real(ws.path), note: `dry run: ${n} records, not written`, dry_run: true, records: n } as WrittenSession)
+    })
+    try {
+      await pipeline(source, counter, sink)
+    } catch (err) {
+      if (!(err instanceof NotWrittenError)) throw err
+      process.exitCode = 1
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+/** Copies `from` (a folder or file, at most 64 MiB, symlinks left out) to `to`; a bigger or missing one is not copied. */
+function copySmall(from: string, to: string, cap = 64 * 1024 * 1024): void {
+  let total = 0
+  const walk = (p: string): boolean => {
+    const st = lstatSync(p, { throwIfNoEntry: false })
+    if (!st || st.isSymbolicLink()) return true
+    if (st.isFile()) return (total += st.size) <= cap
+    if (!st.isDirectory()) return true
+    for (const name of readdirSync(p)) if (!walk(join(p, name))) return false
+    return true
+  }
+  if (!existsSync(from) || !walk(from)) return
+  cpSync(from, to, { recursive: true, filter: (src) => !lstatSync(src, { throwIfNoEntry: false })?.isSymbolicLink() })
+}
+
+/** `--dry-run` of the stream: everything is read and transformed; each session is reported with `dry_run: true`, nothing is written. */
+function dryRunSink(h: Harness, where: string, report: (ws: WrittenSession) => void): Writable {
   const counter = sessionsOf(h, where, (ws, records) => report({ ...ws, note: `dry run: ${records} records, not written`, dry_run: true, records } as WrittenSession))
   const sinkEnd = new Writable({ objectMode: true, write: (_r, _e, cb) => cb() })
   counter.pipe(sinkEnd)

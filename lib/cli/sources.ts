@@ -13,7 +13,7 @@ import { getHarness } from '../harness/registry.js'
 import { resolveRef, type ResolvedRef } from '../harness/refs.js'
 import type { ReadOptions } from '../harness/types.js'
 import { archiveFlag, archiveHarness } from './archive-options.js'
-import { matches, selectedHarnesses, selectionFrom } from './selection.js'
+import { matches, noMatch, selectedHarnesses, selectionFrom, selectionWords } from './selection.js'
 import { requireHome, type Args } from './options.js'
 import { readableOf } from '../io/drain.js'
 import { salvageRecords } from './salvage.js'
@@ -61,6 +61,8 @@ export async function resolveSources(ctx: StoreContext, argv: Args): Promise<Res
         resolved.push({ harness: h, session: s })
       }
     }
+    // Silence and exit 0 would read as success (and `--out FILE` would be left empty): say so, exit 1, write nothing.
+    if (resolved.length === 0) throw noMatch(`no sessions matched ${selectionWords(argv, 'from')} (stores looked at: ${selectedHarnesses(from).map((h) => `${h.id} ${h.root(ctx)}`).join(', ')})`)
   } else {
     if (refs.length === 0) {
       if (process.stdin.isTTY) throw new UsageError('no session given: name one (harness:id, a path) or pipe a stream into - ')
@@ -84,6 +86,7 @@ async function archivedRefs(ctx: StoreContext, argv: Args, refs: string[]): Prom
       if (!from.includes(s.harness) || s.parent || !matches(s, { ...filter, all: true })) continue
       out.push({ harness: a, session: s })
     }
+    if (out.length === 0) throw noMatch(`no archived sessions matched ${selectionWords(argv, 'from')} (archive: ${a.root(ctx)})`)
     return out
   }
   for (const ref of refs) {

@@ -1,9 +1,12 @@
 /**
  * The session table of `ls` (and of quickstart, `ls --archive`): newest
- * first, one line per session. On a terminal it fits the width (the title
- * takes what is left; the working directory goes first when space is
- * short); in a pipe every column is kept at its natural width, so ids are
- * never cut.
+ * first, one line per session. On a terminal it fits the width: when the
+ * full ids would leave the title less than 40 columns, each id is shown as
+ * its shortest unique prefix (at least 8 characters, as git's short hashes;
+ * any unique prefix is a ref), then the year of the date goes, then the
+ * working directory, so the title keeps 30. In a pipe every column is kept
+ * at its natural width; only titles longer than 80 are cut. A cut cell ends
+ * in `…`.
  */
 import type { SessionInfo } from '../harness/types.js'
 
@@ -17,25 +20,31 @@ const when = (r: SessionInfo) => (r.updated_at ?? r.created_at)?.slice(0, 16).re
 /** `width`: the terminal's columns, or undefined for a pipe (nothing cut but long titles). */
 export function sessionTable(rows: SessionInfo[], width?: number): string {
   const hw = Math.max(7, ...rows.map((r) => r.harness.length))
-  let iw = Math.max(2, ...rows.map((r) => r.id.length))
+  const fullId = Math.max(2, ...rows.map((r) => r.id.length))
+  let iw = fullId
   let dw = 16
-  let cw = Math.min(28, Math.max(3, ...rows.map((r) => (r.cwd ?? '-').length)))
+  const naturalCwd = Math.max(3, ...rows.map((r) => (r.cwd ?? '-').length))
+  let cw = width === undefined ? naturalCwd : Math.min(28, naturalCwd)
   let tw = 80
   if (width !== undefined) {
     const room = () => width - 1 - (hw + 1 + iw + 1 + dw + 1 + 4 + 1)
-    // Space goes in this order: the cwd, the year of the date, then the id down to a
-    // prefix that still names one session (ferry takes any unique prefix); the title keeps 20.
-    if (room() - cw - 1 < 20) cw = 0
-    if (room() < 20) dw = 11
-    if (room() < 20) iw = Math.max(uniquePrefix(rows.map((r) => r.id)) + 1, iw - (20 - room()), 9)
-    if (room() - cw - 1 >= 20 && cw === 0) cw = Math.min(28, room() - 21)
+    if (room() - cw - 1 < 40) iw = Math.min(fullId, Math.max(8, uniquePrefix(rows.map((r) => r.id))))
+    if (room() - cw - 1 < 30) dw = 11
+    if (room() - cw - 1 < 30) cw = Math.min(28, naturalCwd, room() - 31)
+    if (cw < 12) cw = 0
     tw = Math.max(room() - (cw ? cw + 1 : 0), 8)
+  }
+  // A short id is a prefix, not a cut value: no `…`, so it can be copied as a ref.
+  const idCell = (id: string | undefined) => (id === undefined ? '-' : id.slice(0, iw)).padEnd(iw)
+  const titleCell = (t: string) => {
+    const one = t.replace(/\s+/g, ' ')
+    return one.length > tw ? one.slice(0, Math.max(tw - 1, 0)) + '…' : one
   }
   const line = (cols: Array<string | number | undefined>, title: string) => {
     const [h, id, up, n, cwd] = cols
-    const parts = [cell(h, hw), cell(id, iw), cell(typeof up === 'string' && dw < 16 && up !== 'UPDATED' ? up.slice(5) : up, dw), cell(n, 4)]
+    const parts = [cell(h, hw), idCell(id as string), cell(typeof up === 'string' && dw < 16 && up !== 'UPDATED' ? up.slice(5) : up, dw), cell(n, 4)]
     if (cw) parts.push(cell(cwd, cw))
-    return (parts.join(' ') + ' ' + title.replace(/\s+/g, ' ').slice(0, tw)).trimEnd()
+    return (parts.join(' ') + ' ' + titleCell(title)).trimEnd()
   }
   const head = line(['HARNESS', 'ID', 'UPDATED', 'MSGS', 'CWD'], 'TITLE')
   return [head, ...rows.map((r) => line([r.harness, r.id, when(r), r.message_count, r.cwd], r.title ?? ''))].join('\n') + '\n'

@@ -73,6 +73,8 @@ export interface WrittenSession {
   note?: string
   /** The working directory the session was written for (its header's cwd). */
   cwd?: string
+  /** A step the user must run before the session can be resumed (the client's import of a document ferry could not hand over). */
+  pending?: { argv: string[]; cwd: string }
 }
 
 /**

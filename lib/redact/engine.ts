@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { BASE64_PEM } from './base64.js'
+import { homePathPattern } from './home-path.js'
 import { KEYWORD, KEYWORD_FORMS, KEYWORD_WORD_END } from './keyword.js'
 import { entropy, isPlaceholder } from './placeholder.js'
 import { MAX_TOKEN, type Rule } from './rule.js'
@@ -236,9 +237,7 @@ export class Redactor {
     if (opts.paths) {
       const home = opts.home ?? process.env.HOME ?? ''
       const user = opts.user ?? process.env.USER ?? process.env.LOGNAME ?? ''
-      const homes = ['/home/[^/\\s"\'\\\\]+', '/Users/[^/\\s"\'\\\\]+', 'C:\\\\{1,2}Users\\\\{1,2}[^\\\\\\s"\']+']
-      if (home && home !== '/') homes.unshift(home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-      this.pathRe = new RegExp(`(?:${homes.join('|')})(?=[/\\\\]|$|[\\s"'])`, 'g')
+      this.pathRe = homePathPattern(home)
       this.userRe = user && user.length >= 3 && user !== 'root' && user !== 'user' ? new RegExp(`(?<![A-Za-z0-9_])${user.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`, 'g') : null
     } else {
       this.pathRe = null

@@ -62,6 +62,8 @@ export interface Footer {
   subagents: number
   /** Counts by kind, or null when redaction was off. */
   redacted: Record<string, number> | null
+  /** A session shown was redacted before it came here (its header's `redacted`). */
+  redactedBefore?: boolean
 }
 
 export interface Format {

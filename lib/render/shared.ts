@@ -65,7 +65,7 @@ export function sessionFacts(s: SessionRec, agent: string): Array<[string, strin
 /** The footer's sentences: what was redacted (counts by kind), version, agents. */
 export function footerFacts(f: Footer): string[] {
   const out: string[] = []
-  if (f.redacted === null) out.push('not redacted')
+  if (f.redacted === null) out.push(f.redactedBefore ? 'redacted before rendering' : 'not redacted')
   else {
     const kinds = Object.entries(f.redacted).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     out.push(kinds.length ? `redacted: ${kinds.map(([k, n]) => `${k} ×${n}`).join(', ')}` : 'redacted: nothing found')

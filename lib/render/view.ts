@@ -76,6 +76,8 @@ export class RenderStream extends Transform {
   private readonly stack: Open[] = []
   private sessions = 0
   private subagents = 0
+  /** A session came in already redacted (`redacted: true` on its header, from `ferry redact`): the footer says so. */
+  private redactedBefore = false
   private readonly agents = new Set<string>()
   private current: { place: Place; calls: Map<string, CallInfo>; stats: SessionStats; n: number; ended: boolean; hidden: { count: number; from: number; to: number } } | null = null
   /** Calls that may have started a sub-agent: id → label, for the sub-agent's header (labels only). */
@@ -127,6 +129,7 @@ export class RenderStream extends Transform {
     const place: Place = { session: this.sessions, depth }
     const agent = agentName(sourceHarness(h))
     this.agents.add(agent)
+    if (h.redacted) this.redactedBefore = true
     const startedBy = h.parent?.tool_use_id ? this.starters.get(h.parent.tool_use_id) : undefined
     this.out(this.format.session(h, place, agent, startedBy))
     this.stack.push({ sid: h.sid, place })
@@ -210,6 +213,7 @@ export class RenderStream extends Transform {
         sessions: this.sessions,
         subagents: this.subagents,
         redacted: this.opts.redacted ? this.opts.redacted() : null,
+        ...(this.redactedBefore ? { redactedBefore: true } : {}),
       }
       this.out(this.format.finish(footer))
       cb()

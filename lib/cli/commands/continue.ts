@@ -7,7 +7,8 @@ import { commandLine, continueSession, resumeBinary } from '../../app/continue.j
 import { contextFrom, type Args } from '../options.js'
 import { finishDiagnostics, writtenLine } from '../output.js'
 import { pickedRef, wantsPicker } from '../picked-ref.js'
-import { UsageError } from '../../errors.js'
+import { FerryError, UsageError } from '../../errors.js'
+import { failureJson } from '../failure.js'
 
 export const command = 'continue [ref]'
 export const describe = 'Write a session into another agent\'s store and print (or run) the command that resumes it'
@@ -36,28 +37,28 @@ export async function handler(argv: Args): Promise<void> {
   const r = await continueSession(ctx, ref, target.id, { ...(typeof argv.cwd === 'string' ? { cwd: argv.cwd } : {}), fresh: Boolean(argv.new) })
   for (const n of r.notes) process.stderr.write(`ferry: ${n}\n`)
   if (r.written.note) process.stderr.write(`ferry: ${r.written.note}\n`)
-  const line = commandLine(r.command)
+  const pending = r.written.pending
+  const line = commandLine(r.command, pending)
   if (argv.json) process.stdout.write(JSON.stringify({ ...r.written, command: r.command.argv, cwd: r.command.cwd, reused: r.reused }) + '\n')
   else process.stdout.write(`${writtenLine({ ...r.written, note: undefined }, false)}\n${line}\n`)
   finishDiagnostics(ctx.diagnostics)
   if (!argv.exec) return
+  // The session is written whatever happens below: every failure says what to run, as JSON with --json.
+  const fail = (message: string, code: 'no-client' | 'import-failed' = 'no-client') => {
+    const err = new FerryError(message, { code, source: target.id })
+    if (argv.json) process.stderr.write(failureJson(err) + '\n')
+    else process.stderr.write(`ferry: error: ${message}\n`)
+    process.exitCode = 1
+  }
   const bin = resumeBinary(target)!
   const found = which.sync(bin, { nothrow: true })
-  if (!found) {
-    process.stderr.write(`ferry: error: ${bin} (${target.name}) is not on PATH; the session is written, resume it with: ${line}\n`)
-    process.exitCode = 1
-    return
-  }
-  if (target.isOwnBinary && !target.isOwnBinary(realpathSync(found))) {
-    process.stderr.write(`ferry: error: ${found} is not ${target.name}'s ${bin} (another program of that name is first on PATH); the session is written, resume it with: ${line}\n`)
-    process.exitCode = 1
-    return
+  if (!found) return fail(`${bin} (${target.name}) is not on PATH; the session is written, resume it with: ${line}`)
+  if (target.isOwnBinary && !target.isOwnBinary(realpathSync(found))) return fail(`${found} is not ${target.name}'s ${bin} (another program of that name is first on PATH); the session is written, resume it with: ${line}`)
+  if (pending) {
+    const imp = spawnSync(found, pending.argv.slice(1), { cwd: pending.cwd, stdio: ['ignore', 'inherit', 'inherit'] })
+    if (imp.error || imp.status !== 0) return fail(`${pending.argv.join(' ')} failed (${imp.error?.message ?? `exit ${imp.status}`}); the document is kept, resume with: ${line}`, 'import-failed')
   }
   const res = spawnSync(found, r.command.argv.slice(1), { cwd: r.command.cwd, stdio: 'inherit' })
-  if (res.error) {
-    process.stderr.write(`ferry: error: could not run ${found}: ${res.error.message}\n`)
-    process.exitCode = 1
-    return
-  }
+  if (res.error) return fail(`could not run ${found}: ${res.error.message}; resume with: ${line}`)
   process.exitCode = res.status ?? 1
 }

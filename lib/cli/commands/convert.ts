@@ -7,6 +7,7 @@ import { finishDiagnostics } from '../output.js'
 import { bytesOf, refsOf, resolveSources, selectionOptions, sourceOf } from '../sources.js'
 import { jobsFor, parallelPlan } from '../parallel.js'
 import { outKind, runIntoSink } from '../sink-run.js'
+import { wantsSourceBytes } from '../progress.js'
 import { buildTransforms, cliTransforms } from '../transforms.js'
 import { toOptions, writeOpts } from '../write-options.js'
 
@@ -31,7 +32,9 @@ export async function handler(argv: Args & { rawArgs: string[] }): Promise<void>
   const to = String(argv.to)
   const target = getHarness(to)
   // Source text only helps a writer of the same format (byte-identical copies) or the stream; elsewhere it is dead weight.
-  const readOpts = (from: string) => ({ native: from === to || target.kind === 'stream', ...readOptsFor(argv, from) })
+  // …and the progress display counts bytes read by it.
+  const counted = wantsSourceBytes(Boolean(argv.quiet))
+  const readOpts = (from: string) => ({ native: from === to || target.kind === 'stream' || counted, ...readOptsFor(argv, from) })
   const resolved = await resolveSources(ctx, argv)
   // Built here also when workers run them: a bad transform flag is a usage error before anything starts.
   const transforms = await buildTransforms(argv.rawArgs)

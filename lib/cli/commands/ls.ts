@@ -2,11 +2,12 @@
 import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
 import { getHarness } from '../../harness/registry.js'
-import type { SessionInfo } from '../../harness/types.js'
+import type { Harness, SessionInfo } from '../../harness/types.js'
+import type { StoreContext } from '../../context.js'
 import { archiveFlag, archiveHarness } from '../archive-options.js'
 import { contextFrom, requireHome, type Args } from '../options.js'
 import { finishDiagnostics } from '../output.js'
-import { matches, selectedHarnesses, selectionFrom } from '../selection.js'
+import { matches, noMatch, selectedHarnesses, selectionFrom, selectionWords } from '../selection.js'
 import { SORT_KEYS, sessionTable, sortSessions, tableWidth, type SortKey } from '../table.js'
 
 export const command = 'ls'
@@ -41,15 +42,18 @@ export async function handler(argv: Args): Promise<void> {
   // Unsorted JSON streams: each session is printed as discovery finds it, so a reader that stops early stops the listing.
   if (argv.json && argv.sort === 'none' && !argv.reverse) {
     let n = 0
+    let matched = false
     outer: for (const h of hs) {
       for await (const s of h.discover!(ctx, { all: Boolean(argv.all) })) {
         if (!matches(s, filter)) continue
+        matched = true
         if (typeof limit === 'number' && n >= limit) break outer
         n++
         if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
       }
     }
     finishDiagnostics(ctx.diagnostics)
+    if (!matched) throw noneFound(argv, ctx, hs)
     return
   }
   const rows: SessionInfo[] = []
@@ -62,14 +66,19 @@ export async function handler(argv: Args): Promise<void> {
   if (argv.json) {
     for (const s of sorted) if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
   } else if (sorted.length) process.stdout.write(sessionTable(sorted, tableWidth()))
-  else {
-    const where = `stores looked at: ${hs.map((h) => `${h.id} ${h.root(ctx)}`).join(', ')}`
-    // After a store could not be read, "none found" would read as "there are none": say why the list is empty.
-    const d = ctx.diagnostics
-    const why = d.errors ? `${d.errors} error(s) reported on stderr` : d.warnings ? `${d.warnings} warning(s) reported on stderr` : ''
-    process.stdout.write(why ? `no sessions listed: ${why} (${where})\n` : `no sessions found (${where})\n`)
-  }
   finishDiagnostics(ctx.diagnostics)
+  // `-n 0` of sessions that exist prints nothing, as `head -n 0`; none at all is exit 1 on stderr, as every selecting command.
+  if (rows.length === 0) throw noneFound(argv, ctx, hs)
+}
+
+/** The stderr line (and exit 1) of an empty listing: what was asked, where ferry looked, and why when a store failed. */
+function noneFound(argv: Args, ctx: StoreContext, hs: readonly Harness[]): Error {
+  const where = `stores looked at: ${hs.map((h) => `${h.id} ${h.root(ctx)}`).join(', ')}`
+  // After a store could not be read, "none found" would read as "there are none": say why the list is empty.
+  const d = ctx.diagnostics
+  const why = d.errors ? `${d.errors} error(s) reported above` : d.warnings ? `${d.warnings} warning(s) reported above` : ''
+  const asked = selectionWords(argv, 'harness')
+  return noMatch(why ? `no sessions listed: ${why} (${where})` : asked ? `no sessions matched ${asked} (${where})` : `no sessions found (${where})`)
 }
 
 /** `ferry ls --archive`: the archived sessions, with the same columns and filters, plus whether the source is gone. */
@@ -79,16 +88,22 @@ async function lsArchive(argv: Args): Promise<void> {
   const names = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
   const filter = selectionFrom(argv)
   const rows: SessionInfo[] = []
+  let found = false
   for await (const s of a.discover!(ctx, { all: true })) {
     if (names.length && !names.includes(s.harness)) continue
     if (!matches(s, filter)) continue
+    found = true
     if (argv.json) {
       if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
     } else rows.push(s)
   }
-  if (!argv.json) {
+  if (!argv.json && rows.length) {
     const gone = (s: SessionInfo) => Boolean((s as { gone_from_source?: string }).gone_from_source)
-    process.stdout.write(rows.length ? sessionTable(rows.map((s) => (gone(s) ? { ...s, title: `[gone from source] ${s.title ?? ''}` } : s))) : `no archived sessions (archive: ${a.root(ctx)})\n`)
+    process.stdout.write(sessionTable(rows.map((s) => (gone(s) ? { ...s, title: `[gone from source] ${s.title ?? ''}` } : s)), tableWidth()))
   }
   finishDiagnostics(ctx.diagnostics)
+  if (!found) {
+    const asked = selectionWords(argv, 'harness')
+    throw noMatch(asked ? `no archived sessions matched ${asked} (archive: ${a.root(ctx)})` : `no archived sessions (archive: ${a.root(ctx)})`)
+  }
 }

@@ -6,14 +6,18 @@
  */
 import { existsSync } from 'node:fs'
 import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../../context.js'
 import { Diagnostics } from '../../diagnostics.js'
 import { FerryError, UsageError, errorMessage } from '../../errors.js'
 import { harnesses, storeEnvVars } from '../../harness/registry.js'
-import type { SessionInfo } from '../../harness/types.js'
+import type { SessionInfo, WrittenSession } from '../../harness/types.js'
+import { realpathSync } from 'node:fs'
+import which from 'which'
+import { commandLine } from '../../app/continue.js'
+import { shellQuote } from '../../vocabulary/shell.js'
 import { pipeline } from '../../io/pipeline.js'
 import { contextFrom, type Args } from '../options.js'
 import { finishDiagnostics } from '../output.js'
@@ -100,6 +104,8 @@ export async function handler(argv: Args): Promise<void> {
   const targets = harnesses.filter((h) => h.sink && !h.holdsCopies)
   let ok = 0
   let failed = 0
+  // Import documents (OpenCode, Kilo) are not in their agent's database until imported: listed after the table.
+  const waiting: Array<WrittenSession & { pending: NonNullable<WrittenSession['pending']> }> = []
   for (const s of found) {
     const from = harnesses.find((h) => h.id === s.harness)!
     for (const to of targets) {
@@ -115,7 +121,10 @@ export async function handler(argv: Args): Promise<void> {
         sink = to.sink!(outCtx, { out: to.root(outCtx) })
       }
       const paths: string[] = []
-      sink.on('written', (w: { path: string; note?: string }) => paths.push(w.note ? `${w.path} (${w.note})` : w.path))
+      sink.on('written', (w: WrittenSession) => {
+        paths.push(w.note ? `${w.path} (${w.note})` : w.path)
+        if (w.pending) waiting.push({ ...w, pending: w.pending })
+      })
       try {
         await pipeline(from.read!(ctx, s, { native: true }), sink)
         ok++
@@ -132,7 +141,40 @@ export async function handler(argv: Args): Promise<void> {
     if (!h.discover || h.kind === 'stream' || h.holdsCopies) continue
     for await (const s of h.discover(outCtx, { all: true })) after.push(s)
   }
-  process.stdout.write(`\nWhat each agent now finds in ${outHome} (ferry ls --home ${String(argv.out)} --all):\n${lsTable(after, tableWidth())}`)
+  const me = invocation()
+  const outArg = shellQuote(String(argv.out))
+  process.stdout.write(`\nWhat each agent now finds in ${outHome} (${me} ls --home ${outArg} --all):\n${lsTable(after, tableWidth())}`)
+  if (waiting.length) {
+    process.stdout.write(`\nImport documents, in their agent once imported (the agent's own import command):\n`)
+    for (const w of waiting) process.stdout.write(`${w.harness.padEnd(11)} ${w.id}  ${commandLine(w.pending.argv.length ? { argv: w.pending.argv, cwd: w.pending.cwd } : { argv: [], cwd: '.' })}\n`)
+  }
+  // Next steps that run as printed, from where the quickstart ran (a clone: `npx ferry`).
+  const one = after.find((s) => !s.parent) ?? after[0]
+  const other = targets.find((h) => h.kind !== 'stream' && h.id !== one?.harness)
+  if (one && other) {
+    const ref = `${one.harness}:${one.id.slice(0, 8)}`
+    const steps: Array<[string, string]> = [
+      [`${me} ls --home ${outArg} --all`, 'the table above'],
+      [`${me} show --home ${outArg} ${ref} --no-pager | head -20`, 'a session as a conversation'],
+      [`${me} convert --home ${outArg} ${ref} --to ${other.id} --dry-run`, 'what a conversion would write (writes nothing)'],
+      [`${me} render --home ${outArg} ${ref} --format html --out session.html`, 'writes session.html, a redacted page to share'],
+    ]
+    const w = Math.max(...steps.map(([c]) => c.length))
+    process.stdout.write(`\nNext steps (they read ${outArg} only):\n${steps.map(([c, why]) => `  ${c.padEnd(w)}  # ${why}\n`).join('')}`)
+  }
   if (failed > 0) process.exitCode = 1
   finishDiagnostics(ctx.diagnostics)
+}
+
+/** How this program was started, for commands to print: its name when that is the one on PATH, else `npx NAME` (a clone). */
+function invocation(): string {
+  // bin/ferry.js in a clone, the package's bin link once installed: the name either way.
+  const name = basename(process.argv[1] ?? '').replace(/\.js$/, '')
+  const onPath = which.sync(name, { nothrow: true })
+  try {
+    if (onPath && process.argv[1] && realpathSync(onPath) === realpathSync(process.argv[1])) return name
+  } catch {
+    // Not resolvable: the clone's form works from its folder.
+  }
+  return `npx ${name}`
 }

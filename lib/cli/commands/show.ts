@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import { Writable } from 'node:stream'
+import which from 'which'
 import type { Argv } from 'yargs'
 import { isEpipe, pipeline } from '../../io/pipeline.js'
 import { renderStages } from '../../render/index.js'
@@ -21,6 +22,12 @@ export const describe = 'Show sessions as a readable conversation (colour and pa
 function output(pager: boolean): { out: Writable; done: () => Promise<void> } {
   const cmd = process.env.PAGER === undefined ? 'less -R' : process.env.PAGER.trim()
   if (!pager || !process.stdout.isTTY || cmd === '' || cmd === 'cat') return { out: process.stdout, done: async () => {} }
+  // A pager that is not installed (a container without less): write directly, as git does; a PAGER the user set is named once.
+  const program = cmd.split(/\s+/)[0]!
+  if (!/[|&;<>()$`"'\\]/.test(program) && !which.sync(program, { nothrow: true })) {
+    if (process.env.PAGER !== undefined) process.stderr.write(`ferry: warning: pager "${program}" not found; writing directly (set PAGER or use --no-pager)\n`)
+    return { out: process.stdout, done: async () => {} }
+  }
   const child = spawn('/bin/sh', ['-c', cmd], { stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', ...process.env } })
   const exited = new Promise<void>((resolve) => {
     child.on('close', () => resolve())

@@ -133,5 +133,12 @@ export async function resolve(ctx: StoreContext, ref: string): Promise<SessionIn
   if (matches.length > 1) {
     throw new AmbiguousError(`"${ref}" matches ${matches.length} Claude Code sessions: ${matches.slice(0, 5).map((m) => basename(m, '.jsonl')).join(', ')}${matches.length > 5 ? ', …' : ''}`)
   }
+  // A sub-agent (`<parent>/subagents/agent-<x>.jsonl`) by the id a write reported for it: exact ids only, so a typo costs one stat per session.
+  for await (const f of sessionFiles(store.root(ctx))) {
+    for (const stem of id.startsWith('agent-') ? [id] : [id, `agent-${id}`]) {
+      const sub = join(f.slice(0, -'.jsonl'.length), 'subagents', `${stem}.jsonl`)
+      if (await isFile(sub)) return { ...(await infoFor(ctx, sub)), parent: sessionKey(HARNESS, basename(f, '.jsonl')) }
+    }
+  }
   return null
 }

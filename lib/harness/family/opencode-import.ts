@@ -97,10 +97,11 @@ export async function handOver(ctx: StoreContext, client: Client, written: Writt
   const doc = written.path
   const name = client.bin
   const how = `cd ${shellQuote(h.cwd)} && ${name} import ${shellQuote(doc)}`
-  if (!h.import) return { ...written, note: `not imported; to import: ${how}` }
+  const pending = { argv: [name, 'import', doc], cwd: h.cwd }
+  if (!h.import) return { ...written, pending, note: `not imported; to import: ${how}` }
   const bin = await findClient(ctx.env, name)
-  if (!bin) return { ...written, note: `${name} is not on PATH; to import: ${how}` }
-  if (!isDirectory(h.cwd)) return { ...written, note: `the session directory ${h.cwd} does not exist here; create it, then: ${how}` }
+  if (!bin) return { ...written, pending, note: `${name} is not on PATH; to import: ${how}` }
+  if (!isDirectory(h.cwd)) return { ...written, pending, note: `the session directory ${h.cwd} does not exist here; create it, then: ${how}` }
   const fail = (message: string) => new FerryError(message, { code: 'import-failed', position: { file: doc }, source: client.layout.harness })
   if (h.force) {
     const db = client.primaryDb(ctx)

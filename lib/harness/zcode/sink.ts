@@ -314,7 +314,7 @@ class ZCodeWriter extends StepWriter implements SessionWriter {
     }
     writeSession(this.state, this.opts, { session, entries: this.entries, body: this.rows })
     const written: WrittenSession = { harness: 'zcode', id: this.id, path: this.state.path, from: this.header.sid, title: String(session.title ?? '') }
-    if (!this.replay) written.note = `resume with: cd ${JSON.stringify(String(session.directory))} && zcode --resume ${this.id} (provider "${this.provider}" must exist in ZCode's config)`
+    if (!this.replay) written.note = `resume with: cd ${JSON.stringify(String(session.directory))} && zcode --resume ${this.id} (ZCode runs it with the model provider "${this.provider}", guessed from the model ${JSON.stringify(String(this.model))}: a provider of that id must be set up in ZCode's settings; --zcode-provider ID names another)`
     return written
   }
 
