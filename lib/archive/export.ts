@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { FerryError, UsageError } from '../errors.js'
-import { rawColumn, type ArchiveDb } from './store/db.js'
+import { partsColumns, partsOf, type ArchiveDb, type StoredRow } from './store/db.js'
 import { nativeOf, topVersion } from './store/store.js'
 import { VERSION } from '../version.js'
 
@@ -149,6 +149,12 @@ function part(harness: string, month: string): string {
 const FILE_BYTES = 4 * 1024 * 1024
 const BUFFERED_BYTES = 12 * 1024 * 1024
 
+/** A message's `parent` (its top-level field). */
+function parentOf(body: string): string | null {
+  const v = (JSON.parse(body) as { parent?: unknown }).parent
+  return typeof v === 'string' ? v : null
+}
+
 export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise<ExportSummary> {
   // Loaded on first use: the writer is only needed here.
   if (opts.format === 'parquet') parquetWriteFile ??= (await import('hyparquet-writer')).parquetWriteFile
@@ -188,7 +194,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   }
 
   // Records: new files for records new or changed since the last export, paged by rowid.
-  const page = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, r.body, r.native, ${rawColumn(db)} AS raw, CASE WHEN r.kind = 'message' THEN json_extract(r.body, '$.parent') END AS parent, s.harness AS h, ${MONTH} AS m
+  const page = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, ${partsColumns(db, 'r')}, s.harness AS h, ${MONTH} AS m
     FROM records r JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid > ? ORDER BY r.rid LIMIT 2000`)
   const buffers = new Map<string, { h: string; m: string; rows: Row[]; bytes: number }>()
   let n = 0
@@ -202,17 +208,17 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   }
   let after = 0
   for (;;) {
-    const rows = page.all(state.records_ver, top, after) as Array<{ rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; body: string; native: string | null; raw: string | null; parent: unknown; h: string; m: string }>
+    const rows = page.all(state.records_ver, top, after) as Array<{ rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; h: string; m: string } & StoredRow>
     for (const r of rows) {
       const key = `${r.h}\u0000${r.m}`
       let b = buffers.get(key)
       if (!b) buffers.set(key, (b = { h: r.h, m: r.m, rows: [], bytes: 0 }))
-      // Read by SQLite, not by parsing every record again here.
-      const parent = r.parent
+      const p = partsOf(r)
+      const parent = r.kind === 'message' ? parentOf(p.body) : null
       // The interchange field `native` whole: its stored JSON with the source line put back.
-      const native = r.raw === null ? r.native : JSON.stringify(nativeOf(r.native, r.raw))
-      b.rows.push({ sid: r.sid, id: r.id, seq: r.ord, kind: r.kind, role: r.role, ts: r.ts, parent: typeof parent === 'string' ? parent : null, tools: r.tools, active: r.active === 1, record: r.body, native })
-      const size = r.body.length + (native?.length ?? 0) + 200
+      const native = p.raw === null ? p.native : JSON.stringify(nativeOf(p.native, p.raw))
+      b.rows.push({ sid: r.sid, id: r.id, seq: r.ord, kind: r.kind, role: r.role, ts: r.ts, parent, tools: r.tools, active: r.active === 1, record: p.body, native })
+      const size = p.body.length + (native?.length ?? 0) + 200
       b.bytes += size
       buffered += size
       sum.records++

@@ -2,6 +2,7 @@
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { unpackParts } from '../../lib/archive/store/pack.js'
 import { FIXTURE, FIXTURES, ferry, gen, sampleHome, tempDir } from '../kit.js'
 
 export const CLAUDE = FIXTURE.claudeCode.feature
@@ -32,6 +33,14 @@ export function query<T = Record<string, unknown>>(db: string, sql: string, ...a
   } finally {
     d.close()
   }
+}
+
+/** `query`, each row's packed record (`data`) given as the body, native and raw it holds (store/pack.ts). */
+export function queryParts<T = Record<string, unknown>>(db: string, sql: string, ...args: unknown[]): T[] {
+  return query(db, sql, ...args).map((r) => {
+    const { data, ...rest } = r as { data?: unknown }
+    return (data instanceof Uint8Array ? { ...rest, ...unpackParts(data) } : r) as T
+  })
 }
 
 /**
