@@ -44,6 +44,42 @@ export function queryParts<T = Record<string, unknown>>(db: string, sql: string,
 }
 
 /**
+ * Rewrites an archive this ferry made into the layout of schema 3, as main
+ * at e8b14ac wrote it: its records table (that DDL, verbatim) with the
+ * three stored parts as text columns. The parts are what that writer
+ * stored (`storedParts` has not changed), so the rows are the rows it
+ * wrote; checked by hand against an archive main itself made (see
+ * docs/performance.md, "archive storage").
+ */
+export function toSchema3(db: Database.Database): void {
+  db.function('parts_of', (data: unknown) => JSON.stringify(unpackParts(data as Uint8Array)))
+  db.exec(`BEGIN;
+    CREATE TABLE records_v3 (
+      rid INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      sid TEXT NOT NULL,
+      ord INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      role TEXT,
+      ts TEXT,
+      tools TEXT,
+      active INTEGER NOT NULL DEFAULT 1,
+      seen INTEGER NOT NULL DEFAULT 0,
+      ver INTEGER NOT NULL DEFAULT 0,
+      body TEXT NOT NULL,
+      native TEXT,
+      raw TEXT
+    );
+    INSERT INTO records_v3 SELECT rid, id, sid, ord, kind, role, ts, tools, active, seen, ver, p ->> '$.body', p ->> '$.native', p ->> '$.raw'
+      FROM (SELECT *, parts_of(data) AS p FROM records) ORDER BY rid;
+    DROP TABLE records; ALTER TABLE records_v3 RENAME TO records;
+    CREATE INDEX records_sid ON records(sid, ord, rid);
+    CREATE INDEX records_filter ON records(rid, sid, role, ts, tools);
+    UPDATE meta SET value = '3' WHERE key = 'schema';
+    COMMIT; VACUUM`)
+}
+
+/**
  * An archive that is consistent whenever a run stopped (kill -9 included):
  * SQLite's integrity check passes, every record belongs to a session row,
  * and every session the run finished (it has its fingerprint) holds exactly
