@@ -72,6 +72,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE INDEX IF NOT EXISTS sessions_harness ON sessions(harness);
 CREATE INDEX IF NOT EXISTS sessions_ver ON sessions(ver);
+-- ls --archive's order (newest first), read in index order so -n 5 stops after five rows.
+CREATE INDEX IF NOT EXISTS sessions_recent ON sessions(coalesce(updated_at, created_at));
 -- What a re-run compares, apart from the wide rows (headers): one scan of this index decides which sessions to read.
 CREATE INDEX IF NOT EXISTS sessions_fp ON sessions(sid, fingerprint, gone_at);
 CREATE TABLE IF NOT EXISTS records (

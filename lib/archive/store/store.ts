@@ -455,8 +455,13 @@ export interface ArchivedSession {
 const SESSION_COLS = 'sid, harness, native_id, cwd, title, title_source, model, agent_version, git_branch, created_at, updated_at, parent, parent_kind, message_count, record_count, src_path, gone_at, first_archived_at, synced_at'
 
 export function listArchived(db: ArchiveDb, harnesses?: readonly string[]): ArchivedSession[] {
+  return [...iterateArchived(db, harnesses)]
+}
+
+/** `listArchived` row by row, newest first (the `sessions_recent` index): a caller that wants five reads five. */
+export function iterateArchived(db: ArchiveDb, harnesses?: readonly string[]): IterableIterator<ArchivedSession> {
   const where = harnesses?.length ? `WHERE harness IN (${harnesses.map(() => '?').join(', ')})` : ''
-  return db.prepare(`SELECT ${SESSION_COLS} FROM sessions ${where} ORDER BY coalesce(updated_at, created_at) DESC`).all(...(harnesses ?? [])) as ArchivedSession[]
+  return db.prepare(`SELECT ${SESSION_COLS} FROM sessions ${where} ORDER BY coalesce(updated_at, created_at) DESC`).iterate(...(harnesses ?? [])) as IterableIterator<ArchivedSession>
 }
 
 /**
