@@ -103,7 +103,7 @@ const HEAD = 1 + 1 + 4 + 4
  * byte, the byte lengths of the source line and the native pass (u32 LE),
  * the line, the native pass, and the record's JSON (delta) to the end.
  */
-export function packParts(body: string, native: string | null, raw: string | null): Uint8Array {
+export function packParts(body: string, native: string | null, raw: string | null, codec = CODEC): Uint8Array {
   const delta = raw === null ? body : deltaBody(body, raw)
   const rawLen = raw === null ? 0 : Buffer.byteLength(raw)
   const natLen = native === null ? 0 : Buffer.byteLength(native)
@@ -116,18 +116,26 @@ export function packParts(body: string, native: string | null, raw: string | nul
   if (raw !== null) at += plain.write(raw, at, 'utf8')
   if (native !== null) at += plain.write(native, at, 'utf8')
   plain.write(delta, at, 'utf8')
-  const codec = plain.length - 1 < MIN_COMPRESS ? CODEC_NONE : CODEC
+  if (plain.length - 1 < MIN_COMPRESS) codec = CODEC_NONE
   if (codec === CODEC_NONE) {
     plain[0] = CODEC_NONE
     return plain
   }
   const body1 = plain.subarray(1)
-  const c = codec === CODEC_ZSTD ? z.zstdCompressSync!(body1, { pledgedSrcSize: body1.length }) : zlib.deflateRawSync(body1, { level: 1 })
+  const c = codec === CODEC_ZSTD ? zstdCompress(body1) : zlib.deflateRawSync(body1, { level: 1 })
   const out = Buffer.allocUnsafe(c.length + 1)
   out[0] = codec
   c.copy(out, 1)
   return out
 }
+
+function zstdCompress(b: Uint8Array): Buffer {
+  if (!nativeZstd) throw new Error('this Node has no zstd compressor')
+  return z.zstdCompressSync!(b, { pledgedSrcSize: b.length })
+}
+
+/** Whether this Node writes zstd rows (else deflate). */
+export const writesZstd = nativeZstd
 
 function inflate(data: Uint8Array): Uint8Array {
   const codec = data[0]
