@@ -4,9 +4,11 @@
 //   - a re-run with nothing changed (seconds);
 //   - a re-run after appending one line to each of 100 sessions;
 //   - search latency: median of 20 queries (library call on the archive, and one CLI run);
-//   - `ferry export --format parquet` (MB/s of source bytes archived).
+//   - the database's size next to the sources' (issue #49: at most 0.6 of them);
+//   - `ferry ls --archive -n 5` (issue #49: at most 0.3 s);
+//   - `ferry export --format parquet` (MB/s of source bytes archived, against the loop; peak RSS against 200 MB).
 // Run as a script with --search DB, it is the measured helper itself; the baseline is bench/baseline.mjs --list.
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -17,6 +19,10 @@ const root = join(dirname(self), '..', '..')
 
 
 const QUERIES = ['error', 'refactor', 'test', '"npm test"', 'config', 'build', 'function', 'import', 'file', 'fix', 'README', 'deploy', 'migration', 'cache', 'docker', 'timeout', 'parser', 'commit', 'lint', 'network']
+
+function dbSize(db) {
+  return ['', '-wal'].reduce((n, ext) => n + (existsSync(db + ext) ? statSync(db + ext).size : 0), 0)
+}
 
 function removeDb(db) {
   for (const ext of ['', '-wal', '-shm']) rmSync(db + ext, { force: true })
@@ -57,6 +63,9 @@ export default async function (b) {
   b.report('  vs baseline', `${((first.mbs / base.mbs) * 100).toFixed(0)}% of baseline speed, ${(first.rssKiB / base.rssKiB).toFixed(2)}x its RSS (target ≥ 80%, RSS ≤ 250 MB)`)
   b.ratio('archive: first archive', first.mbs / base.mbs, 'MB/s vs the loop over the same files')
   b.ceiling('archive: first archive peak RSS / 250 MB', (first.rssKiB * 1024) / 250e6, 'peak RSS vs the 250 MB target')
+  const dbBytes = dbSize(db)
+  b.report('  archive size', `${(dbBytes / 1e6).toFixed(1)} MB for ${(bytes / 1e6).toFixed(1)} MB of sources: ${(dbBytes / bytes).toFixed(2)}x (target ≤ 0.6x)`)
+  b.ceiling('archive: database size / sources', dbBytes / bytes, 'archive file (and WAL) bytes vs the source bytes')
   const rerun = await b.ferry(`ferry archive (re-run, nothing changed)`, ['--home', home, '--db', db, 'archive', '--quiet'], { note: 'target ≤ 2 s for 10,000 sessions' })
   // Discovery alone (what `ferry ls` does over the same store), for how much of the re-run is beyond it.
   const ls = await b.ferry('ferry ls (discovery alone, same store)', ['--home', home, 'ls', '--json'])
@@ -78,8 +87,12 @@ export default async function (b) {
   b.report('  search latency', `median ${lat.median_ms.toFixed(1)} ms, max ${lat.max_ms.toFixed(1)} ms, ${lat.hits} hits (target median ≤ 100 ms)`)
   b.ratio('archive: search median of 20 queries', 100 / lat.median_ms, 'target ms (100) / median ms')
   await b.ferry('ferry search (one CLI run, startup included)', ['--db', db, 'search', 'error', '--limit', '20'])
+  const lsA = await b.ferry('ferry ls --archive -n 5', ['--db', db, 'ls', '--archive', '-n', '5'], { note: 'target ≤ 0.3 s' })
+  b.ratio('archive: ls --archive -n 5', 0.3 / lsA.seconds, 'target seconds (0.3) / seconds taken')
   const out = join(b.outDir, 'archive-export')
-  await b.ferry('ferry export --format parquet', ['--db', db, 'export', '--out', out], { bytes, note: 'MB/s of the archived source bytes', before: () => rmSync(out, { recursive: true, force: true }) })
+  const ex = await b.ferry('ferry export --format parquet', ['--db', db, 'export', '--out', out], { bytes, note: 'MB/s of the archived source bytes', before: () => rmSync(out, { recursive: true, force: true }) })
+  b.ratio('archive: export parquet', ex.mbs / base.mbs, 'MB/s of the archived sources vs the loop over them')
+  b.ceiling('archive: export parquet peak RSS / 200 MB', (ex.rssKiB * 1024) / 200e6, 'peak RSS vs the 200 MB target')
   rmSync(out, { recursive: true, force: true })
 
   // One big Codex rollout.

@@ -12,7 +12,7 @@
  * history. Diagnostics travel inside the session they belong to, so the
  * writer counts them against it as when it reads the session itself.
  *
- * A batch's row text (body, native, source line, indexed words) travels as
+ * A batch's row text (the packed record, see store/pack.ts, and the indexed words) travels as
  * UTF-8 in chunks, transferred to the writer and back once written: the
  * writer binds those bytes as they are and never makes strings of them. As
  * cloned strings they were most of what the writer's heap allocated (about
@@ -86,14 +86,14 @@ interface Setup {
  * A row in transit: its text fields are byte lengths (-1: null); the bytes
  * are in the batch's chunks, where `Placement` put them.
  */
-type Packed<T> = { [K in keyof T]: K extends 'body' | 'native' | 'raw' | 'text' ? number : T[K] }
+type Packed<T> = { [K in keyof T]: K extends 'data' | 'text' ? number : T[K] }
 type Shipped = Packed<Row> | Exclude<SessionEvent, Row>
 type FromReader = { t: 'batch' | 'done'; j: number; evs: Shipped[]; chunks?: ArrayBuffer[]; fail?: Diagnostic }
 
-const TEXT_FIELDS = ['body', 'native', 'raw', 'text'] as const
+const TEXT_FIELDS = ['data', 'text'] as const
 
 function isRow(e: SessionEvent | Shipped): boolean {
-  return 'body' in e
+  return 'data' in e
 }
 
 /**

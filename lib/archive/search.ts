@@ -11,7 +11,7 @@
  */
 import Database from 'better-sqlite3'
 import type { FerryRecord } from '../model.js'
-import type { ArchiveDb } from './store/db.js'
+import { partsColumns, partsOf, type ArchiveDb, type StoredRow } from './store/db.js'
 import { indexedText } from './store/text.js'
 
 export interface SearchOptions {
@@ -126,10 +126,14 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
     throw syntaxError(err)
   }
   // Each record read when its snippet is made, not with the hits: a --limit of thousands holds no bodies.
-  const body = db.prepare('SELECT body FROM records WHERE rid = ?').pluck()
+  const parts = db.prepare(`SELECT ${partsColumns(db)} FROM records WHERE rid = ?`)
+  const body = (rid: number): string | null => {
+    const r = parts.get(rid) as StoredRow | undefined
+    return r ? partsOf(r).body : null
+  }
   const snips = snippets(query, rows.length, (i) => {
     const r = rows[i]!
-    const cols = indexedColumns(r.frid > 0 ? ((body.get(r.frid) as string | undefined) ?? null) : null, r.header, r.tools)
+    const cols = indexedColumns(r.frid > 0 ? body(r.frid) : null, r.header, r.tools)
     return opts.textFilter ? (cols.map(opts.textFilter) as Columns) : cols
   })
   // Messages up to the hit in archive order (ord, rid), as the view counts them: one walk of the (sid, ord, rid) index.

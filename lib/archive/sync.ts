@@ -423,7 +423,7 @@ async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top
   try {
     for await (const batch of events) {
       for (const ev of batch) {
-        if ('body' in ev) {
+        if ('data' in ev) {
           if (open === null || ev.sid !== open) continue
           w.writeRow(ev)
           if (w.pending >= BATCH_RECORDS) {

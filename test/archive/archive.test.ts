@@ -13,7 +13,7 @@ import { ferry, fileTimeout, FIXTURES, jsonl, ROOT, tempDir } from '../kit.js'
 process.env.TZ = 'UTC'
 fileTimeout(t, 10 * 60_000)
 
-import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, consistent, dbOf, makeHome, query, generatedHome, referenceArchive } from './helpers.js'
+import { CLAUDE, CODEX, PROJECT, ROLLOUT, archive, consistent, dbOf, makeHome, query, queryParts, generatedHome, referenceArchive } from './helpers.js'
 
 /** Records a reader gives for a session (its sub-agents' included), headers and ends left out. */
 async function readerRecords(home: string, sid: string): Promise<any[]> {
@@ -248,7 +248,7 @@ t.test('Parquet export read back by DuckDB; incremental; JSON lines too', async 
   const byHarness = await rows(`SELECT harness, count(*)::INTEGER AS n FROM ${recGlob} GROUP BY harness ORDER BY harness`)
   t.same(byHarness, query(db, 'SELECT s.harness, count(*) AS n FROM records r JOIN sessions s ON s.sid = r.sid GROUP BY s.harness ORDER BY s.harness'), 'per harness partition')
   t.same(await rows(`SELECT title, month FROM ${sesGlob} WHERE sid = 'claude-code:${CLAUDE}'`), [{ title: 'Fix the red build', month: '2026-11' }], 'a session row and its month partition')
-  const one = query<{ id: string; body: string; native: string; raw: string }>(db, "SELECT id, body, native, raw FROM records WHERE kind = 'message' ORDER BY rid LIMIT 1")[0]!
+  const one = queryParts<{ id: string; body: string; native: string; raw: string }>(db, "SELECT id, data FROM records WHERE kind = 'message' ORDER BY rid LIMIT 1")[0]!
   const got = await rows(`SELECT sid, kind, role, record, native FROM ${recGlob} WHERE id = '${one.id}'`)
   t.equal(got.length, 1)
   t.same(JSON.parse(String(got[0]!.record)), JSON.parse(one.body), 'the record as archived')

@@ -2,6 +2,7 @@
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { unpackParts } from '../../lib/archive/store/pack.js'
 import { FIXTURE, FIXTURES, ferry, gen, sampleHome, tempDir } from '../kit.js'
 
 export const CLAUDE = FIXTURE.claudeCode.feature
@@ -32,6 +33,50 @@ export function query<T = Record<string, unknown>>(db: string, sql: string, ...a
   } finally {
     d.close()
   }
+}
+
+/** `query`, each row's packed record (`data`) given as the body, native and raw it holds (store/pack.ts). */
+export function queryParts<T = Record<string, unknown>>(db: string, sql: string, ...args: unknown[]): T[] {
+  return query(db, sql, ...args).map((r) => {
+    const { data, ...rest } = r as { data?: unknown }
+    return (data instanceof Uint8Array ? { ...rest, ...unpackParts(data) } : r) as T
+  })
+}
+
+/**
+ * Rewrites an archive this ferry made into the layout of schema 3, as main
+ * at e8b14ac wrote it: its records table (that DDL, verbatim) with the
+ * three stored parts as text columns. The parts are what that writer
+ * stored (`storedParts` has not changed), so the rows are the rows it
+ * wrote; checked by hand against an archive main itself made (see
+ * docs/performance.md, "archive storage").
+ */
+export function toSchema3(db: Database.Database): void {
+  db.function('parts_of', (data: unknown) => JSON.stringify(unpackParts(data as Uint8Array)))
+  db.exec(`BEGIN;
+    CREATE TABLE records_v3 (
+      rid INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      sid TEXT NOT NULL,
+      ord INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      role TEXT,
+      ts TEXT,
+      tools TEXT,
+      active INTEGER NOT NULL DEFAULT 1,
+      seen INTEGER NOT NULL DEFAULT 0,
+      ver INTEGER NOT NULL DEFAULT 0,
+      body TEXT NOT NULL,
+      native TEXT,
+      raw TEXT
+    );
+    INSERT INTO records_v3 SELECT rid, id, sid, ord, kind, role, ts, tools, active, seen, ver, p ->> '$.body', p ->> '$.native', p ->> '$.raw'
+      FROM (SELECT *, parts_of(data) AS p FROM records) ORDER BY rid;
+    DROP TABLE records; ALTER TABLE records_v3 RENAME TO records;
+    CREATE INDEX records_sid ON records(sid, ord, rid);
+    CREATE INDEX records_filter ON records(rid, sid, role, ts, tools);
+    UPDATE meta SET value = '3' WHERE key = 'schema';
+    COMMIT; VACUUM`)
 }
 
 /**

@@ -7,6 +7,7 @@ import { collect, context, discover, getHarness, harnesses, open, openArchive, s
 import { MARK_OPEN } from '../../lib/archive/search.js'
 import type { ArchiveDb } from '../../lib/archive/store/db.js'
 import { FIXTURES, tempDir } from '../kit.js'
+import { toSchema3 } from './helpers.js'
 
 const matches = (db: ArchiveDb) => db.prepare("SELECT rowid FROM fts WHERE fts MATCH 'codex' ORDER BY rowid").pluck().all()
 const ftsSql = (db: ArchiveDb) => (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'fts'").get() as { sql: string }).sql
@@ -55,6 +56,7 @@ t.test('an archive made by schema 1 (source lines inside native, words kept in t
   const db = openArchive(path)
   await syncArchive(ctx, db, path, sources)
   const codex = (db.prepare("SELECT sid FROM sessions WHERE sid LIKE 'codex:%' LIMIT 1").get() as { sid: string }).sid
+  toSchema3(db)
   t.ok((db.prepare('SELECT count(*) AS n FROM records WHERE raw IS NOT NULL').get() as { n: number }).n > 0, 'source lines kept in their own column')
   t.match(ftsSql(db), /content=''/, 'a new archive indexes without a copy of the words')
   // Back to the first layout: the line inside native's JSON, no raw column, no filter index, no version in meta,
@@ -75,7 +77,7 @@ t.test('an archive made by schema 1 (source lines inside native, words kept in t
   const up = openArchive(path)
   const again = await syncArchive(ctx, up, path, sources)
   t.same(again.records, { added: 0, changed: 0 }, 'upgraded in place; nothing re-added')
-  t.same(up.prepare("SELECT value FROM meta WHERE key = 'schema'").get(), { value: '3' })
+  t.same(up.prepare("SELECT value FROM meta WHERE key = 'schema'").get(), { value: '4' })
   t.match(ftsSql(up), /content=''/, 'the index rebuilt contentless')
   t.same(matches(up), oldMatches, 'with the words the old index held')
   const root = up.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'fts_data'").pluck().get()

@@ -9,14 +9,14 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ferry, fileTimeout, ROOT, tempDir } from '../kit.js'
-import { CLAUDE, PROJECT, archive, dbOf, makeHome, query } from './helpers.js'
+import { CLAUDE, PROJECT, archive, dbOf, makeHome, query, queryParts } from './helpers.js'
 
 fileTimeout(t, 10 * 60_000)
 
 /** Everything an archive holds that does not depend on when it was made. */
 function contents(db: string) {
   return {
-    records: query(db, 'SELECT rid, id, sid, ord, kind, role, ts, tools, active, body, native, raw FROM records ORDER BY rid'),
+    records: queryParts(db, 'SELECT rid, id, sid, ord, kind, role, ts, tools, active, data FROM records ORDER BY rid'),
     sessions: query(db, 'SELECT sid, harness, native_id, cwd, title, header, end_rec, info, message_count, record_count, fingerprint, src_path, src_size, src_head, parent, parent_kind FROM sessions ORDER BY sid'),
     links: query(db, 'SELECT * FROM links ORDER BY rowid'),
     index: ['hello', 'error', 'test', 'read', 'bash', 'config'].map((w) => query(db, 'SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid', w)),

@@ -8,10 +8,12 @@
  *   sessions  one row per session key (`sid`): metadata, the header and end
  *             records, provenance (path, size, mtime, inode, head hash, a
  *             fingerprint of all of it), `gone_at` once its source is gone
- *   records   one row per stable record id: the record as JSON (`body`,
- *             without `native`), its `native` separately (JSON, without the
- *             source line) and the source line itself as it came (`raw`),
- *             its order, and whether it is on today's active branch
+ *   records   one row per stable record id: its stored parts in one
+ *             compressed BLOB (`data`, see pack.ts: the record as JSON
+ *             without `native`, its native pass without the source line, the
+ *             source line as it came, each text kept once), its order, and
+ *             whether it is on today's active branch. Schemas 1 to 3 kept the
+ *             parts as text columns (`body`, `native`, `raw`)
  *   links     parent ↔ sub-agent / fork links
  *   fts       FTS5 index (text, tools, title, cwd), rowid = records.rid;
  *             contentless (schema 3): the words are derived from `body`
@@ -22,10 +24,11 @@ import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { xdgDir, type StoreContext } from '../../context.js'
 import { FerryError } from '../../errors.js'
+import { packParts, unpackParts, type Parts } from './pack.js'
 
 export type ArchiveDb = Database.Database
 
-export const SCHEMA_VERSION = 3
+export const SCHEMA_VERSION = 4
 
 /** The variable that moves the archive (cleared by `--home`, like every store variable). */
 export const ARCHIVE_ENV = 'FERRY_ARCHIVE'
@@ -69,6 +72,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE INDEX IF NOT EXISTS sessions_harness ON sessions(harness);
 CREATE INDEX IF NOT EXISTS sessions_ver ON sessions(ver);
+-- ls --archive's order (newest first), read in index order so -n 5 stops after five rows.
+CREATE INDEX IF NOT EXISTS sessions_recent ON sessions(coalesce(updated_at, created_at));
 -- What a re-run compares, apart from the wide rows (headers): one scan of this index decides which sessions to read.
 CREATE INDEX IF NOT EXISTS sessions_fp ON sessions(sid, fingerprint, gone_at);
 CREATE TABLE IF NOT EXISTS records (
@@ -83,9 +88,7 @@ CREATE TABLE IF NOT EXISTS records (
   active INTEGER NOT NULL DEFAULT 1,
   seen INTEGER NOT NULL DEFAULT 0,
   ver INTEGER NOT NULL DEFAULT 0,
-  body TEXT NOT NULL,
-  native TEXT,
-  raw TEXT
+  data BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS records_sid ON records(sid, ord, rid);
 -- What search filters on, apart from the wide rows (a record row is as big as its source line): a hit is checked in this index alone.
@@ -134,7 +137,9 @@ export function openArchive(path: string, opts: OpenOptions = {}): ArchiveDb {
       // Checked before anything is upgraded: a newer ferry's archive is left as it is.
       const v = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema') as { value: string } | undefined
       if (v && Number(v.value) > SCHEMA_VERSION) throw new Error(`made by a newer ferry (schema ${v.value}; this ferry knows ${SCHEMA_VERSION})`)
-      migrate(db)
+      const packed = migrate(db)
+      // The old columns' pages are free after a migration: given back to the file system once.
+      if (packed) db.exec('VACUUM')
       if (!v || Number(v.value) < SCHEMA_VERSION) db.prepare("INSERT INTO meta(key, value) VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(SCHEMA_VERSION))
     } else {
       const ok = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'records', 'fts')").get() as { n: number }
@@ -159,15 +164,46 @@ export function openArchive(path: string, opts: OpenOptions = {}): ArchiveDb {
  * Brings an archive made by an earlier ferry up to this schema (additive
  * only, so an older ferry can still read it), and sets the index's tuning.
  */
-function migrate(db: ArchiveDb): void {
+function migrate(db: ArchiveDb): boolean {
   const cols = db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]
   // Schema 1 kept the source line inside `native` (JSON-escaped); new rows keep it apart, old rows stay readable as they are.
-  if (!cols.some((c) => c.name === 'raw')) db.exec('ALTER TABLE records ADD COLUMN raw TEXT')
+  if (!cols.some((c) => c.name === 'raw' || c.name === 'data')) db.exec('ALTER TABLE records ADD COLUMN raw TEXT')
   if (!ftsIsContentless(db)) rebuildContentless(db)
+  const packed = !cols.some((c) => c.name === 'data') && packRecords(db)
   const conf = new Map((db.prepare('SELECT k, v FROM fts_config').all() as { k: string; v: unknown }[]).map((r) => [r.k, Number(r.v)]))
   // Terms are buffered in memory up to `hashsize` before FTS5 writes a segment: 16 MiB (default 1 MiB) means
   // 16x fewer segments to write and merge on a first archive, within the RSS bound.
   if (conf.get('hashsize') !== FTS_HASH_BYTES) db.exec(`INSERT INTO fts(fts, rank) VALUES ('hashsize', ${FTS_HASH_BYTES})`)
+  return packed
+}
+
+const RECORDS_V4 = DDL.slice(DDL.indexOf('CREATE TABLE IF NOT EXISTS records ('), DDL.indexOf('CREATE TABLE IF NOT EXISTS links'))
+
+/**
+ * Schemas 1 to 3 kept a record's parts as three text columns: every row is
+ * packed into the one BLOB (same rid, so the index still points at it),
+ * in one transaction under the write lock; a second run waits, then finds
+ * it done. Nothing is derived anew: the parts go in as they were stored.
+ */
+function packRecords(db: ArchiveDb): boolean {
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    const cols = db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]
+    if (cols.some((c) => c.name === 'data')) {
+      db.exec('COMMIT')
+      return false
+    }
+    db.function('ferry_pack', { deterministic: true }, (body: unknown, native: unknown, raw: unknown) => packParts(String(body), native === null ? null : String(native), raw === null ? null : String(raw)))
+    db.exec(`DROP TABLE IF EXISTS records_v4; ${RECORDS_V4.replace(/records/g, 'records_v4').replace(/CREATE INDEX[^;]*;/g, '').replace(/--[^\n]*\n/g, '')}`)
+    db.exec(`INSERT INTO records_v4(rid, id, sid, ord, kind, role, ts, tools, active, seen, ver, data)
+      SELECT rid, id, sid, ord, kind, role, ts, tools, active, seen, ver, ferry_pack(body, native, raw) FROM records ORDER BY rid`)
+    db.exec(`DROP TABLE records; ALTER TABLE records_v4 RENAME TO records; ${RECORDS_V4.slice(RECORDS_V4.indexOf(';') + 1)}`)
+    db.exec('COMMIT')
+    return true
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    throw err
+  }
 }
 
 const FTS_HASH_BYTES = 16 * 1024 * 1024
@@ -201,17 +237,34 @@ function rebuildContentless(db: ArchiveDb): void {
   }
 }
 
-const rawColumns = new WeakMap<ArchiveDb, string>()
+const partsLists = new WeakMap<ArchiveDb, string>()
 
-/** `raw`, or `NULL` in an archive opened read-only that an earlier ferry made (its lines are inside `native`). */
-export function rawColumn(db: ArchiveDb): string {
-  let c = rawColumns.get(db)
+/**
+ * The SELECT list of a record's stored parts (`data`, or in an archive an
+ * earlier ferry made, opened read-only, `body`, `native` and `raw`), for
+ * `partsOf`; `t` is the records table's name or alias in the query.
+ */
+export function partsColumns(db: ArchiveDb, t = 'records'): string {
+  let c = partsLists.get(db)
   if (c === undefined) {
-    const cols = db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]
-    c = cols.some((x) => x.name === 'raw') ? 'raw' : 'NULL'
-    rawColumns.set(db, c)
+    const cols = new Set((db.prepare("SELECT name FROM pragma_table_info('records')").all() as { name: string }[]).map((x) => x.name))
+    // Schema 1 has no `raw` (its lines are inside `native`).
+    c = cols.has('data') ? '$.data AS data' : `$.body AS body, $.native AS native, ${cols.has('raw') ? '$.raw' : 'NULL'} AS raw`
+    partsLists.set(db, c)
   }
-  return c
+  return c.replaceAll('$', t)
+}
+
+/** A row selected with `partsColumns`, as its stored parts. */
+export interface StoredRow {
+  data?: Uint8Array | null
+  body?: string
+  native?: string | null
+  raw?: string | null
+}
+
+export function partsOf(r: StoredRow): Parts {
+  return r.data ? unpackParts(r.data) : { body: r.body!, native: r.native ?? null, raw: r.raw ?? null }
 }
 
 /** Whether a file looks like a ferry archive (SQLite with our tables), without changing it. */

@@ -9,8 +9,9 @@ import { Readable } from 'node:stream'
 import type { EndRec, FerryRecord, NativePass, SessionRec } from '../../model.js'
 import { FerryError } from '../../errors.js'
 import type { ArchiveDb } from './db.js'
-import { lockError, rawColumn } from './db.js'
+import { lockError, partsColumns, partsOf, type StoredRow } from './db.js'
 import { indexedText } from './text.js'
+import { packParts, samePacked, unpackParts } from './pack.js'
 import { readableOf } from '../../io/drain.js'
 
 /**
@@ -28,9 +29,10 @@ export interface Row {
   ts: string | null
   /** Tool names used or answered, space-separated ('' for none). */
   tools: string
-  body: RowText
-  native: RowText | null
-  raw: RowText | null
+  /** The record's stored parts, packed (pack.ts): made where the row is made, a reader thread as a rule. */
+  data: Uint8Array
+  /** Whether it was read with its native pass (a native-less stream keeps what was stored of the source). */
+  hasNative: boolean
   /** The indexed words ('' for none). */
   text: RowText
 }
@@ -56,6 +58,7 @@ export class RowMaker {
 
   row(rec: FerryRecord): Row {
     const { body, native, raw } = storedParts(rec)
+    const data = packParts(body, native, raw)
     const { text, tools: names } = indexedText(rec)
     let tools = names
     if (rec.kind === 'message') {
@@ -74,9 +77,8 @@ export class RowMaker {
       role: rec.kind === 'message' ? rec.role : null,
       ts: 'ts' in rec ? ((rec as { ts?: string | null }).ts ?? null) : null,
       tools,
-      body,
-      native,
-      raw,
+      data,
+      hasNative: native !== null,
       text,
     }
   }
@@ -184,9 +186,9 @@ export class ArchiveWriter {
       ftsDel: db.prepare('DELETE FROM fts WHERE rowid = ?'),
       // CAST: row text may come as UTF-8 bytes (see RowText); it is stored and indexed as text all the same.
       ftsIns: db.prepare('INSERT INTO fts(rowid, text, tools, title, cwd) VALUES (?, CAST(? AS TEXT), ?, ?, ?)'),
-      get: db.prepare('SELECT rid, sid, body, native, raw, active, ord FROM records WHERE id = ?'),
-      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, body, native, raw) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)) ON CONFLICT(id) DO NOTHING'),
-      update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, body = ?, native = ?, raw = ? WHERE rid = ?'),
+      get: db.prepare('SELECT rid, sid, data, active, ord FROM records WHERE id = ?'),
+      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, data) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
+      update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, data = ? WHERE rid = ?'),
       touch: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1 WHERE rid = ?'),
       touchActive: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1, ver = ? WHERE rid = ?'),
     }
@@ -317,15 +319,15 @@ export class ArchiveWriter {
 
   /** One record of the open session, already prepared (by this thread's RowMaker or a reader thread's). */
   writeRow(row: Row): void {
-    const { id, body, native, raw, text, tools, kind, role, ts } = row
+    const { id, data, hasNative, text, tools, kind, role, ts } = row
     const sid = this.sid
     if (!sid || row.sid !== sid) throw new FerryError(`record ${String(id)} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
     if (typeof id !== 'string' || id === '') throw new FerryError('a record without an id cannot be archived', { code: 'invalid-input' })
     const ord = this.ord++
     if (kind === 'message') this.messages++
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
-    const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, body, native, raw)
-    const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; body: string; native: string | null; raw: string | null; active: number; ord: number })
+    const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, data)
+    const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; data: Uint8Array; active: number; ord: number })
     const indexed = text.length > 0 || tools !== ''
     if (!old) {
       if (indexed) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
@@ -334,11 +336,15 @@ export class ArchiveWriter {
       return
     }
     if (old.sid !== sid) throw new FerryError(`record id ${id} is already archived in session ${old.sid}`, { code: 'invalid-input' })
-    const [b, n, r] = [asString(body), asString(native), asString(raw)]
-    if (old.body !== b || (n !== null && (old.native !== n || old.raw !== r))) {
-      // Read without native (convert --to archive of a native-less stream): what was kept of the source stays.
-      const keep = n === null
-      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, b, keep ? old.native : n, keep ? old.raw : r, old.rid)
+    // Read without native (convert --to archive of a native-less stream): what was kept of the source stays.
+    let next: Uint8Array | null = null
+    if (hasNative) next = samePacked(old.data, data) ? null : data
+    else {
+      const [was, now] = [unpackParts(old.data), unpackParts(data)]
+      if (was.body !== now.body) next = packParts(now.body, was.native, was.raw)
+    }
+    if (next) {
+      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, next, old.rid)
       this.ftsLater(old.rid, true, indexed ? [asString(text), tools, '', ''] : null)
       this.counts.changed++
     } else {
@@ -449,8 +455,13 @@ export interface ArchivedSession {
 const SESSION_COLS = 'sid, harness, native_id, cwd, title, title_source, model, agent_version, git_branch, created_at, updated_at, parent, parent_kind, message_count, record_count, src_path, gone_at, first_archived_at, synced_at'
 
 export function listArchived(db: ArchiveDb, harnesses?: readonly string[]): ArchivedSession[] {
+  return [...iterateArchived(db, harnesses)]
+}
+
+/** `listArchived` row by row, newest first (the `sessions_recent` index): a caller that wants five reads five. */
+export function iterateArchived(db: ArchiveDb, harnesses?: readonly string[]): IterableIterator<ArchivedSession> {
   const where = harnesses?.length ? `WHERE harness IN (${harnesses.map(() => '?').join(', ')})` : ''
-  return db.prepare(`SELECT ${SESSION_COLS} FROM sessions ${where} ORDER BY coalesce(updated_at, created_at) DESC`).all(...(harnesses ?? [])) as ArchivedSession[]
+  return db.prepare(`SELECT ${SESSION_COLS} FROM sessions ${where} ORDER BY coalesce(updated_at, created_at) DESC`).iterate(...(harnesses ?? [])) as IterableIterator<ArchivedSession>
 }
 
 /**
@@ -485,14 +496,15 @@ export async function* archivedRecords(db: ArchiveDb, sid: string, opts: ReadArc
   const header = JSON.parse(s.header) as SessionRec
   if (!withNative) delete header.native
   yield header
-  const page = db.prepare(`SELECT rid, ord, active, body, native, ${rawColumn(db)} AS raw FROM records WHERE sid = ? AND (ord > ? OR (ord = ? AND rid > ?)) ORDER BY ord, rid LIMIT ?`)
+  const page = db.prepare(`SELECT rid, ord, active, ${partsColumns(db)} FROM records WHERE sid = ? AND (ord > ? OR (ord = ? AND rid > ?)) ORDER BY ord, rid LIMIT ?`)
   let ord = -1
   let rid = 0
   for (;;) {
-    const rows = page.all(sid, ord, ord, rid, PAGE) as { rid: number; ord: number; active: number; body: string; native: string | null; raw: string | null }[]
+    const rows = page.all(sid, ord, ord, rid, PAGE) as ({ rid: number; ord: number; active: number } & StoredRow)[]
     for (const r of rows) {
-      const rec = JSON.parse(r.body) as FerryRecord & { branch?: { active?: boolean }; native?: unknown }
-      if (withNative && (r.native !== null || r.raw !== null)) rec.native = nativeOf(r.native, r.raw)
+      const p = partsOf(r)
+      const rec = JSON.parse(p.body) as FerryRecord & { branch?: { active?: boolean }; native?: unknown }
+      if (withNative && (p.native !== null || p.raw !== null)) rec.native = nativeOf(p.native, p.raw)
       // Gone from today's source (a rewind, a rewrite): kept, and marked off the active branch.
       if (!r.active && rec.kind === 'message') rec.branch = { ...(rec.branch ?? {}), active: false }
       yield rec

@@ -87,17 +87,25 @@ async function lsArchive(argv: Args): Promise<void> {
   const a = archiveHarness()
   const names = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
   const filter = selectionFrom(argv)
-  const rows: SessionInfo[] = []
+  const limit = argv.limit
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit: not a whole number: ${String(limit)}`)
+  // The archive lists newest first: with that order, discovery stops once the last row's time is past (ties kept, then sorted as usual).
+  const newestFirst = argv.sort === 'updated' && !argv.reverse && typeof limit === 'number'
+  const time = (s: SessionInfo) => s.updated_at ?? s.created_at ?? ''
+  let rows: SessionInfo[] = []
   let found = false
   for await (const s of a.discover!(ctx, { all: true })) {
     if (names.length && !names.includes(s.harness)) continue
     if (!matches(s, filter)) continue
+    if (newestFirst && rows.length > 0 && rows.length >= limit && time(s) !== time(rows[rows.length - 1]!)) break
     found = true
-    if (argv.json) {
-      if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
-    } else rows.push(s)
+    rows.push(s)
   }
-  if (!argv.json && rows.length) {
+  rows = sortSessions(rows, argv.sort as SortKey, Boolean(argv.reverse))
+  if (typeof limit === 'number') rows = rows.slice(0, limit)
+  if (argv.json) {
+    for (const s of rows) if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
+  } else if (rows.length) {
     const gone = (s: SessionInfo) => Boolean((s as { gone_from_source?: string }).gone_from_source)
     process.stdout.write(sessionTable(rows.map((s) => (gone(s) ? { ...s, title: `[gone from source] ${s.title ?? ''}` } : s)), tableWidth()))
   }

@@ -4,7 +4,7 @@ import { resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { AmbiguousError } from '../../errors.js'
 import { isArchiveFile, openArchive } from '../../archive/store/db.js'
-import { findArchived, listArchived, type ArchivedSession } from '../../archive/store/store.js'
+import { findArchived, iterateArchived, listArchived, type ArchivedSession } from '../../archive/store/store.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { store } from './paths.js'
 
@@ -44,7 +44,7 @@ export async function* discover(ctx: StoreContext, _opts: DiscoverOptions = {}):
   if (!existsSync(path)) return
   const db = openArchive(path, { readonly: true })
   try {
-    for (const s of listArchived(db)) yield toInfo(s, path)
+    for (const s of iterateArchived(db)) yield toInfo(s, path)
   } finally {
     db.close()
   }

@@ -1,0 +1,180 @@
+/**
+ * How a record is kept in the archive (schema 4): one BLOB per record
+ * holding its three stored parts (the record as JSON without `native`, its
+ * native pass without the source line, and that line as it came),
+ * compressed together. The record's long strings are nearly always the
+ * source line's own text (a message, a tool output), so they are stored
+ * once: inside the record as a reference to where the line holds the same
+ * JSON text, put back on reading. Before schema 4 each part was a column of
+ * its own and the same text was kept two or three times (see
+ * docs/performance.md, "archive storage").
+ *
+ * The first byte names the codec, per row, so an archive can mix them and
+ * any Node reads any row: zstd where Node has it (22.15+, 23.8+), else
+ * deflate (Node 20, which reads zstd rows with fzstd).
+ */
+import zlib from 'node:zlib'
+import { decompress as fzstdDecompress } from 'fzstd'
+
+export const CODEC_NONE = 0
+export const CODEC_ZSTD = 1
+export const CODEC_DEFLATE = 2
+
+type Sync = (b: Uint8Array, o?: object) => Buffer
+const z = zlib as unknown as { zstdCompressSync?: Sync; zstdDecompressSync?: Sync; constants: Record<string, number> }
+const nativeZstd = typeof z.zstdCompressSync === 'function' && typeof z.zstdDecompressSync === 'function'
+
+/** The codec this Node writes: `FERRY_ARCHIVE_CODEC=deflate|none` forces another (to compare them on one Node). */
+function writeCodec(): number {
+  const f = process.env.FERRY_ARCHIVE_CODEC
+  if (f === 'none') return CODEC_NONE
+  if (f === 'deflate' || !nativeZstd) return CODEC_DEFLATE
+  return CODEC_ZSTD
+}
+const CODEC = writeCodec()
+
+/** Parts shorter than this are stored as they are: compressing them costs more than it saves. */
+const MIN_COMPRESS = 96
+/** Strings of the record shorter than this are not looked for in the source line. */
+const MIN_REF = 40
+/** Marks a reference in the record's JSON: JSON.stringify never writes U+0001 unescaped, so it cannot occur there. */
+const MARK = '\u0001'
+const REF = /\u0001([0-9a-z]+)\.([0-9a-z]+)\u0001/g
+
+/** The stored parts of a record, as strings. */
+export interface Parts {
+  body: string
+  native: string | null
+  raw: string | null
+  /** The record's JSON as stored (long strings as references into `raw`): smaller to parse for a top-level field. */
+  delta?: string
+}
+
+/**
+ * The record's JSON with each long string literal that the source line
+ * holds verbatim (the same JSON escapes) replaced by `MARK off.len MARK`,
+ * offsets in UTF-16 units of the line.
+ */
+export function deltaBody(body: string, raw: string): string {
+  if (raw.length < MIN_REF) return body
+  let out = ''
+  let last = 0
+  let hint = 0
+  // String literals by hand, not by a regular expression: one of megabytes would exhaust its backtracking stack.
+  for (let q = body.indexOf('"'); q >= 0; ) {
+    let e = body.indexOf('"', q + 1)
+    for (;;) {
+      if (e < 0) return last === 0 ? body : out + body.slice(last)
+      let bs = 0
+      while (body.charCodeAt(e - 1 - bs) === 92) bs++
+      if (bs % 2 === 0) break
+      e = body.indexOf('"', e + 1)
+    }
+    const start = q + 1
+    q = body.indexOf('"', e + 1)
+    if (e - start < MIN_REF) continue
+    const s = body.slice(start, e)
+    // The record follows the line's order, so the next string is usually after the last one found.
+    let at = raw.indexOf(s, hint)
+    if (at < 0 && hint > 0) at = raw.indexOf(s)
+    if (at < 0) continue
+    hint = at + s.length
+    out += body.slice(last, start) + MARK + at.toString(36) + '.' + s.length.toString(36) + MARK
+    last = e
+  }
+  return last === 0 ? body : out + body.slice(last)
+}
+
+/** The record's JSON back from its delta and the source line. */
+export function undeltaBody(delta: string, raw: string | null): string {
+  if (raw === null || !delta.includes(MARK)) return delta
+  return delta.replace(REF, (_, off: string, len: string) => {
+    const o = parseInt(off, 36)
+    return raw.slice(o, o + parseInt(len, 36))
+  })
+}
+
+const FLAG_NATIVE = 1
+const FLAG_RAW = 2
+const HEAD = 1 + 1 + 4 + 4
+
+/**
+ * One row's BLOB: `codec` byte, then (compressed unless CODEC_NONE) a flags
+ * byte, the byte lengths of the source line and the native pass (u32 LE),
+ * the line, the native pass, and the record's JSON (delta) to the end.
+ */
+export function packParts(body: string, native: string | null, raw: string | null, codec = CODEC): Uint8Array {
+  const delta = raw === null ? body : deltaBody(body, raw)
+  const rawLen = raw === null ? 0 : Buffer.byteLength(raw)
+  const natLen = native === null ? 0 : Buffer.byteLength(native)
+  const bodyLen = Buffer.byteLength(delta)
+  const plain = Buffer.allocUnsafe(HEAD + rawLen + natLen + bodyLen)
+  plain[1] = (native === null ? 0 : FLAG_NATIVE) | (raw === null ? 0 : FLAG_RAW)
+  plain.writeUInt32LE(rawLen, 2)
+  plain.writeUInt32LE(natLen, 6)
+  let at = HEAD
+  if (raw !== null) at += plain.write(raw, at, 'utf8')
+  if (native !== null) at += plain.write(native, at, 'utf8')
+  plain.write(delta, at, 'utf8')
+  if (plain.length - 1 < MIN_COMPRESS) codec = CODEC_NONE
+  if (codec === CODEC_NONE) {
+    plain[0] = CODEC_NONE
+    return plain
+  }
+  const body1 = plain.subarray(1)
+  const c = codec === CODEC_ZSTD ? zstdCompress(body1) : zlib.deflateRawSync(body1, { level: 1 })
+  const out = Buffer.allocUnsafe(c.length + 1)
+  out[0] = codec
+  c.copy(out, 1)
+  return out
+}
+
+function zstdCompress(b: Uint8Array): Buffer {
+  if (!nativeZstd) throw new Error('this Node has no zstd compressor')
+  return z.zstdCompressSync!(b, { pledgedSrcSize: b.length })
+}
+
+/** Whether this Node writes zstd rows (else deflate). */
+export const writesZstd = nativeZstd
+
+function inflate(data: Uint8Array): Uint8Array {
+  const codec = data[0]
+  const rest = data.subarray(1)
+  if (codec === CODEC_NONE) return rest
+  if (codec === CODEC_DEFLATE) return zlib.inflateRawSync(rest)
+  if (codec === CODEC_ZSTD) return nativeZstd ? z.zstdDecompressSync!(rest) : fzstdDecompress(rest)
+  throw new Error(`unknown archive codec ${String(codec)}`)
+}
+
+/** The stored parts back from a row's BLOB. */
+export function unpackParts(data: Uint8Array): Parts {
+  const p = inflate(data)
+  const b = Buffer.from(p.buffer, p.byteOffset, p.byteLength)
+  const flags = b[0]!
+  const rawLen = b.readUInt32LE(1)
+  const natLen = b.readUInt32LE(5)
+  let at = HEAD - 1
+  const raw = flags & FLAG_RAW ? b.toString('utf8', at, at + rawLen) : null
+  at += rawLen
+  const native = flags & FLAG_NATIVE ? b.toString('utf8', at, at + natLen) : null
+  at += natLen
+  const delta = b.toString('utf8', at)
+  return { body: undeltaBody(delta, raw), native, raw, delta }
+}
+
+/** A top-level string field of the record, read from its delta (a tenth of its JSON to parse, as a rule). */
+export function recordField(p: Parts, key: string): string | null {
+  // A reference's marks are bare control characters, which JSON.parse refuses: escaped for it here.
+  let v = p.delta === undefined ? undefined : (JSON.parse(p.delta.replaceAll(MARK, '\\u0001')) as Record<string, unknown>)[key]
+  // A field that was itself a reference (or held the mark's character): read from the whole record.
+  if (p.delta === undefined || (typeof v === 'string' && v.includes(MARK))) v = (JSON.parse(p.body) as Record<string, unknown>)[key]
+  return typeof v === 'string' ? v : null
+}
+
+/** Whether two BLOBs hold the same parts (equal bytes, or equal once unpacked: another codec, another Node). */
+export function samePacked(a: Uint8Array, b: Uint8Array): boolean {
+  if (Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)) return true
+  const x = unpackParts(a)
+  const y = unpackParts(b)
+  return x.body === y.body && x.native === y.native && x.raw === y.raw
+}

@@ -1,0 +1,67 @@
+// Issue #49: an archive in the layout today's main writes (schema 3: a
+// record's parts as three text columns) is read as it is, then upgraded in
+// place by the next writable run (schema 4: one packed BLOB per record):
+// same sessions, same records, same search results, and a session restored
+// from it byte for byte.
+import t from 'tap'
+import { copyFileSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { openArchive } from '../../lib/archive/store/db.js'
+import { archivedRecords } from '../../lib/archive/store/store.js'
+import { search } from '../../lib/archive/search.js'
+import { ferry, jsonl, tempDir } from '../kit.js'
+import { CLAUDE, PROJECT, archive, dbOf, makeHome, query, toSchema3 } from './helpers.js'
+
+const WORDS = ['hello', 'error', 'test', 'read', 'bash', 'config', '"red build"', 'fix*']
+
+/** Every session's records as the library reads them, and what each word finds. */
+async function contents(path: string) {
+  const db = openArchive(path, { readonly: true })
+  try {
+    const sessions = db.prepare('SELECT sid, harness, native_id, title, header, end_rec, message_count, record_count, fingerprint, parent FROM sessions ORDER BY sid').all() as { sid: string }[]
+    const records: unknown[] = []
+    for (const s of sessions) for await (const r of archivedRecords(db, s.sid, { children: false })) records.push(r)
+    const hits = WORDS.map((w) => search(db, w, { limit: 100 }))
+    return { sessions, records, hits }
+  } finally {
+    db.close()
+  }
+}
+
+t.test('an archive made in the schema 3 layout reads the same before and after its upgrade, and restores byte for byte', async (t) => {
+  const home = makeHome(t)
+  t.equal((await archive(home)).code, 0)
+  const dir = tempDir(t)
+  const v3 = join(dir, 'v3.db')
+  copyFileSync(dbOf(home), v3)
+  const d = new Database(v3)
+  toSchema3(d)
+  d.close()
+  t.same(query(v3, "SELECT value FROM meta WHERE key = 'schema'"), [{ value: '3' }])
+  const rows = query<{ n: number }>(v3, 'SELECT count(*) AS n FROM records WHERE body IS NOT NULL AND raw IS NOT NULL')[0]!.n
+  t.ok(rows > 0, `${rows} records with their parts as text columns`)
+
+  const before = await contents(v3)
+  t.ok(before.records.length > 100 && before.hits.filter((h) => h.length > 0).length >= 5, `${before.records.length} records; ${before.hits.map((h) => h.length).join(', ')} hits`)
+  const size3 = statSync(v3).size
+
+  // The next writable run upgrades it: a re-run over the same stores adds nothing and changes nothing.
+  const run = await ferry(['--home', home, '--db', v3, 'archive', '--json'])
+  t.equal(run.code, 0, run.stderr)
+  t.same(JSON.parse(run.stdout).records, { added: 0, changed: 0 }, 'upgraded in place; nothing re-added, nothing changed')
+  t.same(query(v3, "SELECT value FROM meta WHERE key = 'schema'"), [{ value: '4' }])
+  t.same(query(v3, "SELECT name FROM pragma_table_info('records') WHERE name IN ('body', 'native', 'raw', 'data')"), [{ name: 'data' }], 'one packed column')
+  t.same(query(v3, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }])
+  const after = await contents(v3)
+  t.same(after.sessions, before.sessions, 'same sessions')
+  t.equal(after.records.length, before.records.length)
+  t.ok(JSON.stringify(after.records) === JSON.stringify(before.records), 'same records, native and source lines included')
+  t.same(after.hits, before.hits, 'same search results, snippets included')
+  t.ok(statSync(v3).size < size3, `smaller: ${size3} → ${statSync(v3).size} bytes`)
+
+  const back = tempDir(t)
+  const r = await ferry(['--home', home, '--db', v3, 'convert', `claude-code:${CLAUDE}`, '--archive', '--to', 'claude-code', '--out', back, '--json'])
+  t.equal(r.code, 0, r.stderr)
+  t.same(readFileSync(jsonl(r.stdout)[0].path), readFileSync(join(home, PROJECT, `${CLAUDE}.jsonl`)), 'restored from the upgraded archive byte for byte')
+})
