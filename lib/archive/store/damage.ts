@@ -10,7 +10,8 @@ import type { ArchiveDb } from './db.js'
 /** SQLite's "database disk image is malformed" family (and a file that is not a database at all). */
 export function isDamage(err: unknown): boolean {
   const code = String((err as { code?: unknown })?.code ?? '')
-  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_IOERR')
+  // `malformed JSON`: a stored record's text that SQLite's json functions cannot read (export reads `parent` with one).
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_IOERR') || (code === 'SQLITE_ERROR' && /malformed JSON/.test(String((err as Error).message)))
 }
 
 /** A damaged database as a located `db-error` (what was being read goes into `row`). */
