@@ -5,9 +5,8 @@
  */
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { dirname, join } from 'node:path'
-import type { StoreContext } from '../context.js'
+import { dirname, join, resolve, sep } from 'node:path'
+import { xdgDir, type StoreContext } from '../context.js'
 import { UsageError } from '../errors.js'
 import type { FerryRecord } from '../model.js'
 import { mapRecords, pipeline } from '../io/pipeline.js'
@@ -65,10 +64,23 @@ interface IndexEntry {
 }
 type Index = Record<string, IndexEntry[]>
 
-/** $XDG_STATE_HOME/ferry/continued.json (or under ~/.local/state). */
-function defaultIndexFile(): string {
-  const xdg = process.env.XDG_STATE_HOME
-  return join(xdg && xdg !== '' ? xdg : join(homedir(), '.local', 'state'), 'ferry/continued.json')
+/**
+ * The target home's $XDG_STATE_HOME/ferry/continued.json (or under its
+ * ~/.local/state): the index belongs with the stores it points into, so a
+ * `--home B` run never answers with a copy made under another home.
+ */
+function defaultIndexFile(ctx: StoreContext): string {
+  return join(xdgDir(ctx, 'state'), 'ferry/continued.json')
+}
+
+/** Whether the copy an index entry names is still a session of the target store, under its root. */
+async function stillThere(ctx: StoreContext, target: Harness, e: IndexEntry): Promise<boolean> {
+  const root = resolve(target.root(ctx))
+  const p = resolve(e.written.path)
+  if (p !== root && !p.startsWith(root.endsWith(sep) ? root : root + sep)) return false
+  if (!existsSync(p)) return false
+  const found = await resolveRef(ctx, `${target.id}:${e.written.id}`).catch(() => null)
+  return found?.harness.id === target.id && found.session.id === e.written.id
 }
 
 function loadIndex(file: string): Index {
@@ -115,10 +127,12 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
   }
   const key = `${harness.id}:${session.id}>${target.id}@${cwd}`
   const fp = fingerprint(session.path, session)
-  const file = opts.stateDir != null ? join(opts.stateDir, 'continued.json') : defaultIndexFile()
+  const file = opts.stateDir != null ? join(opts.stateDir, 'continued.json') : defaultIndexFile(ctx)
   const idx = loadIndex(file)
   const prior = (idx[key] ?? []).filter((e) => existsSync(e.written.path))
-  const same = prior.find((e) => e.fingerprint === fp)
+  let same = prior.find((e) => e.fingerprint === fp)
+  // A copy is reused only when the target store still holds it (a deleted ZCode session keeps its db file).
+  if (same && !opts.fresh && !(await stillThere(ctx, target, same))) same = undefined
   if (same && !opts.fresh) {
     notes.push(`unchanged since ${same.at}: reusing ${target.id}:${same.written.id} (pass --new for a fresh copy)`)
     return { written: same.written, command: resumeCommand(target, same.written.id, cwd), reused: true, notes }
