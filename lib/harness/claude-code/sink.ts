@@ -138,7 +138,8 @@ class ClaudeWriter implements SessionWriter {
     insideStore(root, path)
     let file: AtomicFile
     try {
-      file = await AtomicFile.create(path, { force: opts.force === true, root: projectsDir(root) })
+      // The store root, not its projects folder: a symlinked `projects` must not carry the session out of it.
+      file = await AtomicFile.create(path, { force: opts.force === true, root })
     } catch (err) {
       // The parent is already in the store (a re-run, or a run cut between parent and sub-agent):
       // its sub-agents still go under it, so a re-run completes the store instead of skipping them.
