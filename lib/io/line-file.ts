@@ -10,7 +10,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import type { Code } from '../codes.js'
 import type { Diagnostics } from '../diagnostics.js'
-import { openBytes, openChunks } from './bytes.js'
+import { isZstdMagic, openBytes, openChunks } from './bytes.js'
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.js'
 
 /** What the reader needs of a StoreContext (kept structural so lib/io imports no context). */
@@ -223,7 +223,8 @@ export async function readEnds(path: string, head: HeadOptions, tailBytes: numbe
       got += bytesRead
     }
     const data = buf.subarray(0, got)
-    if (got < 4 || data.readUInt32LE(0) !== ZSTD_MAGIC) {
+    // A skippable frame may come first (valid zstd: `zstd -d` reads it).
+    if (got < 4 || !isZstdMagic(data.readUInt32LE(0))) {
       const whole = got === size
       const lines: Buffer[] = []
       let start = 0
@@ -253,7 +254,6 @@ export async function readEnds(path: string, head: HeadOptions, tailBytes: numbe
   return { ...zstd, head: await readHead(path, head), tail: undefined }
 }
 
-const ZSTD_MAGIC = 0xfd2fb528
 const HEAD_STEP = 128 * 1024
 
 /** The complete lines of a tail window; the first, partial one dropped when the window starts inside the file. */
