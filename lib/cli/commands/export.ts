@@ -29,7 +29,7 @@ export async function handler(argv: Args): Promise<void> {
   const db = openArchive(path, { readonly: true })
   try {
     const diags = new Diagnostics()
-    const sum = await exportArchive(db, { format: String(argv.format) as ExportFormat, out: resolve(String(argv.out)), onBadRow: (e) => diags.report({ ...asDiagnostic(e), source: 'archive' }) }).catch((err: unknown) => {
+    const sum = await exportArchive(db, { format: String(argv.format) as ExportFormat, out: resolve(String(argv.out)), onBadRow: (e) => diags.report({ ...asDiagnostic(e), source: archiveHarness().id }) }).catch((err: unknown) => {
       throw isDamage(err) ? damageError(db, err) : err
     })
     if (diags.errors) process.exitCode = 1
