@@ -129,7 +129,9 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
   const fp = fingerprint(session.path, session)
   const file = opts.stateDir != null ? join(opts.stateDir, 'continued.json') : defaultIndexFile(ctx)
   const idx = loadIndex(file)
-  const prior = (idx[key] ?? []).filter((e) => existsSync(e.written.path))
+  // A stream on stdin has no file to fingerprint: one piped stream is not another, so nothing is reused or recorded for it.
+  const fromStdin = ref === '-'
+  const prior = fromStdin ? [] : (idx[key] ?? []).filter((e) => existsSync(e.written.path))
   let same = prior.find((e) => e.fingerprint === fp)
   // A copy is reused only when the target store still holds it (a deleted ZCode session keeps its db file).
   if (same && !opts.fresh && !(await stillThere(ctx, target, same))) same = undefined
@@ -138,7 +140,8 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
     return { written: same.written, command: resumeCommand(target, same.written.id, cwd), reused: true, notes }
   }
   // A fresh copy gets its own id: the sink derives ids from the source sid.
-  const suffix = prior.length > 0 ? `#${createHash('sha256').update(`${fp}:${Date.now()}:${prior.length}`).digest('hex').slice(0, 8)}` : ''
+  // From stdin, --new is the way past a copy the same stream already made (there is no index to know it by).
+  const suffix = prior.length > 0 || (fromStdin && opts.fresh) ? `#${createHash('sha256').update(`${fp}:${Date.now()}:${prior.length}`).digest('hex').slice(0, 8)}` : ''
   const source = harness.read!(ctx, session, { native: false })
   const remap = mapRecords((rec: FerryRecord) => {
     const r = suffix && 'sid' in rec ? ({ ...rec, sid: rec.sid + suffix } as FerryRecord) : rec
@@ -152,7 +155,9 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
   const main = written[0]
   if (!main) throw new UsageError(`${ref}: nothing was written`)
   if (prior.length > 0 && !same) notes.push(`the source grew since the last copy; wrote a new session ${main.id} (newer than ${prior.map((e) => e.written.id).join(', ')})`)
-  idx[key] = [...prior, { fingerprint: fp, written: main, cwd, at: new Date().toISOString() }]
-  saveIndex(file, idx)
+  if (!fromStdin) {
+    idx[key] = [...prior, { fingerprint: fp, written: main, cwd, at: new Date().toISOString() }]
+    saveIndex(file, idx)
+  }
   return { written: main, command: resumeCommand(target, main.id, cwd), reused: false, notes }
 }

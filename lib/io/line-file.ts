@@ -114,6 +114,12 @@ export interface HeadOptions {
   maxLines: number
   /** Read at most this many (decompressed) bytes; a line that does not fit ends the head. */
   maxBytes: number
+  /**
+   * A line longer than `maxBytes` is passed over and reading goes on to the
+   * lines after it (then only `maxLines` ends the head, or the file's end), so
+   * that a sniff does not depend on the first line fitting its buffer.
+   */
+  skipOverlong?: boolean
 }
 
 export interface Head {
@@ -154,7 +160,7 @@ export async function readHead(path: string, opts: HeadOptions): Promise<Head> {
     stream.on('data', (chunk: Buffer) => {
       if (done) return
       splitter.push(chunk)
-      if (overlong || lines.length >= opts.maxLines || splitter.bytes >= opts.maxBytes) stop()
+      if (opts.skipOverlong ? lines.length >= opts.maxLines : overlong || lines.length >= opts.maxLines || splitter.bytes >= opts.maxBytes) stop()
     })
     stream.on('error', () => stop())
     stream.on('end', () => {

@@ -50,3 +50,23 @@ t.test('item 3: a copy deleted from the target store (its database still there) 
   t.ok(check.prepare('SELECT 1 FROM session WHERE id = ?').get(w2.id), 'the session it names exists in the store')
   check.close()
 })
+
+// #47 item 14: `continue -` reads a stream on stdin (main refused every one with an internal token in
+// the message); a second, different stream is not answered with the first one's copy.
+t.test('item 14: continue - writes the stream piped in, and a different stream is never reused', async (t) => {
+  const src = sampleHome(t)
+  const home = tempDir(t)
+  const work = tempDir(t)
+  const env = { XDG_STATE_HOME: tempDir(t) }
+  const one = (await ferry(['--home', src, 'cat', 'claude-code:0b9e6c1a'])).stdout
+  const two = (await ferry(['--home', src, 'cat', 'codex:019a3c1e'])).stdout
+  const r1 = await ferry(['--home', home, 'continue', '-', '--with', 'codex', '--json', '--cwd', work], { input: one, env })
+  t.equal(r1.code, 0, r1.stderr)
+  t.notMatch(r1.stderr, /\u0000|no session/, 'no internal token, no refusal')
+  const w1 = jsonl(r1.stdout)[0]
+  t.ok(w1.path.startsWith(home) && existsSync(w1.path), `written into the target home (${w1.path})`)
+  const r2 = await ferry(['--home', home, 'continue', '-', '--with', 'codex', '--json', '--cwd', work], { input: two, env })
+  t.equal(r2.code, 0, r2.stderr)
+  t.notMatch(r2.stderr, /reusing/, 'nothing reused for a stream')
+  t.not(jsonl(r2.stdout)[0].id, w1.id, 'its own copy')
+})
