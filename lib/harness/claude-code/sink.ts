@@ -484,6 +484,9 @@ class ClaudeWriter implements SessionWriter {
       }
     } catch (err) {
       await this.abort()
+      // Another writer committed the same session first (two runs at once): its sub-agents still go
+      // under that stored parent, never beside it as top-level sessions (as when it existed at open).
+      if (err instanceof ExistsError && this.agentId === undefined) this.written.set(this.header.sid, this.target)
       throw err
     }
     if (this.agentId === undefined) this.written.set(this.header.sid, this.target)
