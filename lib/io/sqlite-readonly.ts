@@ -108,9 +108,13 @@ export function openReadOnly(path: string, opts: OpenReadOnlyOptions): ReadOnlyD
           throw err
         }
         return { db, mode: attempt, close: () => db.close() }
-      }, opts.attempts)
+        // Busy under WAL goes to the snapshot after one wait: retrying would only wait on an exclusive writer longer.
+      }, attempt === 'readonly_shm' ? 1 : opts.attempts)
     } catch (err) {
-      if (err instanceof FerryError) throw err
+      // A WAL database held by a writer in locking_mode=EXCLUSIVE stays busy for as long as the writer runs.
+      // A copy of it and its WAL holds only committed transactions (each frame set ends with a commit
+      // marker), so the snapshot reads it as it was; a rollback-journal database held so is refused above.
+      if (err instanceof FerryError && !(attempt === 'readonly_shm' && isBusy(err.cause))) throw err
       // fall through to the snapshot copy
     }
   }

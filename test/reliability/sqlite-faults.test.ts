@@ -29,3 +29,34 @@ t.test('item 6: junk -wal and zeroed -shm on every SQLite store of the sample ho
   t.notOk(existsSync(stale), 'the snapshot copy of a run that is gone was removed')
   t.same(readdirSync(tmp).filter((n) => n.startsWith('ferry-')), [], 'and this run left none')
 })
+
+// #47 item 14: a WAL database held by a writer in locking_mode=EXCLUSIVE (a real second process) is busy
+// for as long as that writer runs; main listed nothing (db-error after seconds of retries). Its snapshot
+// copy holds every committed transaction, as for the other SQLite stores.
+t.test('item 14: ZCode behind locking_mode=EXCLUSIVE is read through a snapshot', async (t) => {
+  const { spawn } = await import('node:child_process')
+  const { createRequire } = await import('node:module')
+  const require = createRequire(import.meta.url)
+  const home = tempDir(t)
+  cpSync(join(FIXTURES, 'home', '.zcode'), join(home, '.zcode'), { recursive: true })
+  const db = join(home, '.zcode/cli/db/db.sqlite')
+  const before = await ferry(['--home', home, 'ls', '--harness', 'zcode', '--json'])
+  t.equal(before.code, 0, before.stderr)
+  const holder = spawn(process.execPath, ['-e', `
+    const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))})
+    const db = new Database(${JSON.stringify(db)})
+    db.pragma('journal_mode = WAL')
+    db.pragma('locking_mode = EXCLUSIVE')
+    db.exec('BEGIN IMMEDIATE; COMMIT')
+    process.stdout.write('held\\n')
+    setInterval(() => {}, 1000)`], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => holder.kill())
+  await new Promise<void>((res, rej) => {
+    holder.stdout!.once('data', () => res())
+    holder.once('exit', (c) => rej(new Error(`holder exited ${c}`)))
+  })
+  const r = await ferry(['--home', home, 'ls', '--harness', 'zcode', '--json'], { timeout: 30_000 })
+  t.equal(r.signal, null, 'not killed at the bound')
+  t.equal(r.code, 0, r.stderr.slice(0, 300))
+  t.equal(r.stdout, before.stdout, 'the same sessions as with no writer')
+})
