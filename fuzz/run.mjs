@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run fuzz`: the fault campaign of the fault suite (fuzz/campaign.mjs),
 // with many more runs per reader. Builds first, like `npm test`.
-// Usage: npm run fuzz [-- --runs N --seed S]. Prints the counts table and
+// Usage: npm run fuzz [-- --runs N --surface-runs N --seed S]. Prints the counts table and
 // exits 1 when any count but inputs is not zero.
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
@@ -31,6 +31,12 @@ const { totals, failures } = await campaign({
     }
   },
 })
+// #47: real processes against the surfaces beyond the line readers (fuzz/surfaces.mjs).
+const surfaceRuns = arg('surface-runs', 6)
+const { surfaces } = await import('./surfaces.mjs')
+const more = await surfaces({ runs: surfaceRuns, seed, onProgress: () => {} })
+for (const k of Object.keys(more.totals)) totals[k] = (totals[k] ?? 0) + more.totals[k]
+failures.push(...more.failures)
 const rows = [
   ['inputs', totals.inputs],
   ['crashes', totals.crashes],
@@ -38,8 +44,9 @@ const rows = [
   ['lost records', totals.lost],
   ['sources changed', totals.changed],
   ['partial outputs left', totals.partial],
+  ['escapes', totals.escapes],
 ]
-console.log(`fuzz: seed ${seed}, ${runs} runs per reader, ${((Date.now() - t0) / 1000).toFixed(0)} s`)
+console.log(`fuzz: seed ${seed}, ${runs} runs per reader, ${surfaceRuns} per surface scenario (${Object.keys((await import('./surfaces.mjs')).SCENARIOS).length}), ${((Date.now() - t0) / 1000).toFixed(0)} s`)
 console.log('| count | value |\n|---|---|')
 for (const [k, v] of rows) console.log(`| ${k} | ${v} |`)
 for (const f of failures.slice(0, 20)) console.log(`\n${f.target} ${JSON.stringify(f.mutation)}\n  ${f.notes.join('\n  ').slice(0, 2000)}`)

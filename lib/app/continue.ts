@@ -5,9 +5,8 @@
  */
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { dirname, join } from 'node:path'
-import type { StoreContext } from '../context.js'
+import { dirname, join, resolve, sep } from 'node:path'
+import { xdgDir, type StoreContext } from '../context.js'
 import { UsageError } from '../errors.js'
 import type { FerryRecord } from '../model.js'
 import { mapRecords, pipeline } from '../io/pipeline.js'
@@ -71,10 +70,23 @@ interface IndexEntry {
 }
 type Index = Record<string, IndexEntry[]>
 
-/** $XDG_STATE_HOME/ferry/continued.json (or under ~/.local/state). */
-function defaultIndexFile(): string {
-  const xdg = process.env.XDG_STATE_HOME
-  return join(xdg && xdg !== '' ? xdg : join(homedir(), '.local', 'state'), 'ferry/continued.json')
+/**
+ * The target home's $XDG_STATE_HOME/ferry/continued.json (or under its
+ * ~/.local/state): the index belongs with the stores it points into, so a
+ * `--home B` run never answers with a copy made under another home.
+ */
+function defaultIndexFile(ctx: StoreContext): string {
+  return join(xdgDir(ctx, 'state'), 'ferry/continued.json')
+}
+
+/** Whether the copy an index entry names is still a session of the target store, under its root. */
+async function stillThere(ctx: StoreContext, target: Harness, e: IndexEntry): Promise<boolean> {
+  const root = resolve(target.root(ctx))
+  const p = resolve(e.written.path)
+  if (p !== root && !p.startsWith(root.endsWith(sep) ? root : root + sep)) return false
+  if (!existsSync(p)) return false
+  const found = await resolveRef(ctx, `${target.id}:${e.written.id}`).catch(() => null)
+  return found?.harness.id === target.id && found.session.id === e.written.id
 }
 
 function loadIndex(file: string): Index {
@@ -121,16 +133,21 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
   }
   const key = `${harness.id}:${session.id}>${target.id}@${cwd}`
   const fp = fingerprint(session.path, session)
-  const file = opts.stateDir != null ? join(opts.stateDir, 'continued.json') : defaultIndexFile()
+  const file = opts.stateDir != null ? join(opts.stateDir, 'continued.json') : defaultIndexFile(ctx)
   const idx = loadIndex(file)
-  const prior = (idx[key] ?? []).filter((e) => existsSync(e.written.path))
-  const same = prior.find((e) => e.fingerprint === fp)
+  // A stream on stdin has no file to fingerprint: one piped stream is not another, so nothing is reused or recorded for it.
+  const fromStdin = ref === '-'
+  const prior = fromStdin ? [] : (idx[key] ?? []).filter((e) => existsSync(e.written.path))
+  let same = prior.find((e) => e.fingerprint === fp)
+  // A copy is reused only when the target store still holds it (a deleted ZCode session keeps its db file).
+  if (same && !opts.fresh && !(await stillThere(ctx, target, same))) same = undefined
   if (same && !opts.fresh) {
     notes.push(`unchanged since ${same.at}: reusing ${target.id}:${same.written.id} (pass --new for a fresh copy)`)
     return { written: same.written, command: resumeCommand(target, same.written.id, cwd), reused: true, notes }
   }
   // A fresh copy gets its own id: the sink derives ids from the source sid.
-  const suffix = prior.length > 0 ? `#${createHash('sha256').update(`${fp}:${Date.now()}:${prior.length}`).digest('hex').slice(0, 8)}` : ''
+  // From stdin, --new is the way past a copy the same stream already made (there is no index to know it by).
+  const suffix = prior.length > 0 || (fromStdin && opts.fresh) ? `#${createHash('sha256').update(`${fp}:${Date.now()}:${prior.length}`).digest('hex').slice(0, 8)}` : ''
   const source = harness.read!(ctx, session, { native: false })
   const remap = mapRecords((rec: FerryRecord) => {
     const r = suffix && 'sid' in rec ? ({ ...rec, sid: rec.sid + suffix } as FerryRecord) : rec
@@ -144,7 +161,9 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
   const main = written[0]
   if (!main) throw new UsageError(`${ref}: nothing was written`)
   if (prior.length > 0 && !same) notes.push(`the source grew since the last copy; wrote a new session ${main.id} (newer than ${prior.map((e) => e.written.id).join(', ')})`)
-  idx[key] = [...prior, { fingerprint: fp, written: main, cwd, at: new Date().toISOString() }]
-  saveIndex(file, idx)
+  if (!fromStdin) {
+    idx[key] = [...prior, { fingerprint: fp, written: main, cwd, at: new Date().toISOString() }]
+    saveIndex(file, idx)
+  }
   return { written: main, command: resumeCommand(target, main.id, cwd), reused: false, notes }
 }

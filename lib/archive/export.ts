@@ -19,6 +19,8 @@ import { FerryError, UsageError } from '../errors.js'
 import { partsColumns, partsOf, type ArchiveDb, type StoredRow } from './store/db.js'
 import { nativeOf, topVersion } from './store/store.js'
 import { recordField } from './store/pack.js'
+import { badRow, pageOrSalvage, recordIdsAfter } from './store/damage.js'
+import { sweepStaleTemps, trackTemp } from '../io/atomic.js'
 import { VERSION } from '../version.js'
 
 export type ExportFormat = 'parquet' | 'jsonl'
@@ -28,6 +30,8 @@ export interface ExportOptions {
   out: string
   /** Rows per record file (bounded memory). */
   rowsPerFile?: number
+  /** A record that could not be read (a damaged page, text that is not JSON): reported here and left out (lib/archive/store/damage.ts). */
+  onBadRow?: (err: FerryError) => void
 }
 
 export interface ExportSummary {
@@ -37,6 +41,8 @@ export interface ExportSummary {
   sessions: number
   records: number
   bytes: number
+  /** Records left out because they could not be read. */
+  badRows?: number
 }
 
 interface State {
@@ -111,7 +117,7 @@ function readState(out: string, format: ExportFormat): State {
 }
 
 function writeAtomic(path: string, write: (tmp: string) => void): number {
-  const tmp = join(path, '..', `.ferry-tmp-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`)
+  const tmp = trackTemp(join(path, '..', `.ferry-tmp-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`))
   try {
     write(tmp)
     renameSync(tmp, path)
@@ -142,10 +148,10 @@ const zstdSync = (zlib as unknown as { zstdCompressSync?: (b: Uint8Array) => Buf
 const PARQUET_CODEC: { codec?: 'ZSTD'; compressors?: Record<string, Compress> } = zstdSync ? { codec: 'ZSTD', compressors: { ZSTD: (b) => zstdSync(b) } } : {}
 let parquetWriteFile: ParquetWrite
 
-function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[]): number {
+function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[], bad?: (r: Row, err: unknown) => void): number {
   mkdirSync(join(path, '..'), { recursive: true })
   if (format === 'jsonl') {
-    const text = rows.map((r) => JSON.stringify(jsonRow(r))).join('\n') + (rows.length ? '\n' : '')
+    const text = rows.flatMap((r) => jsonLine(r, bad)).join('\n') + (rows.length ? '\n' : '')
     return writeAtomic(path, (tmp) => writeFileSync(tmp, gzipSync(text)))
   }
   return writeAtomic(path, (tmp) =>
@@ -156,6 +162,17 @@ function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[])
       createdBy: `ferry ${VERSION}`,
     }),
   )
+}
+
+/** A row as its JSON line, or none when its stored text does not parse (reported to `bad`). */
+function jsonLine(r: Row, bad?: (r: Row, err: unknown) => void): string[] {
+  try {
+    return [JSON.stringify(jsonRow(r))]
+  } catch (err) {
+    if (!bad) throw err
+    bad(r, err)
+    return []
+  }
 }
 
 /** In JSON lines, the nested documents are objects, not strings. */
@@ -184,6 +201,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   if (opts.format === 'parquet') parquetWriteFile ??= (await import('hyparquet-writer')).parquetWriteFile
   const ext = opts.format === 'parquet' ? 'parquet' : 'jsonl.gz'
   mkdirSync(opts.out, { recursive: true })
+  sweepStaleTemps(opts.out)
   const state = readState(opts.out, opts.format)
   const sum: ExportSummary = { format: opts.format, out: opts.out, files: 0, sessions: 0, records: 0, bytes: 0 }
   const top = topVersion(db)
@@ -220,6 +238,17 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   // Records: new files for records new or changed since the last export, paged by rowid.
   const page = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, ${partsColumns(db, 'r')}, s.harness AS h, ${MONTH} AS m
     FROM records r JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid > ? ORDER BY r.rid LIMIT 2000`)
+  const one = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, ${partsColumns(db, 'r')}, s.harness AS h, ${MONTH} AS m
+    FROM records r JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid = ?`)
+  const onBad = (e: FerryError) => {
+    sum.badRows = (sum.badRows ?? 0) + 1
+    if (!opts.onBadRow) throw e
+    opts.onBadRow(e)
+  }
+  const badLine = (r: Row, err: unknown) => {
+    sum.records--
+    onBad(badRow(db, `records:${String(r.id)}`, err))
+  }
   const buffers = new Map<string, { h: string; m: string; rows: Row[]; bytes: number }>()
   let n = 0
   let buffered = 0
@@ -227,22 +256,39 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
     const b = buffers.get(key)!
     buffers.delete(key)
     buffered -= b.bytes
-    sum.bytes += writeFile(join(opts.out, 'records', part(b.h, b.m), `part-${top}-${String(n++).padStart(5, '0')}.${ext}`), opts.format, RECORD_COLUMNS, b.rows)
+    sum.bytes += writeFile(join(opts.out, 'records', part(b.h, b.m), `part-${top}-${String(n++).padStart(5, '0')}.${ext}`), opts.format, RECORD_COLUMNS, b.rows, badLine)
     sum.files++
   }
   let after = 0
   for (;;) {
-    const rows = page.all(state.records_ver, top, after) as Array<{ rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; h: string; m: string } & StoredRow>
+    let salvaged: number[] | undefined
+    type R = { rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; h: string; m: string } & StoredRow
+    const rows = pageOrSalvage(
+      db,
+      () => page.all(state.records_ver, top, after) as R[],
+      () => (salvaged = recordIdsAfter(db, after, 2000)),
+      (rid) => one.get(state.records_ver, top, rid) as R | undefined,
+      onBad,
+    )
     for (const r of rows) {
       const key = `${r.h}\u0000${r.m}`
       let b = buffers.get(key)
       if (!b) buffers.set(key, (b = { h: r.h, m: r.m, rows: [], bytes: 0 }))
-      const p = partsOf(r)
-      const parent = r.kind === 'message' ? recordField(p, 'parent') : null
       // The interchange field `native` whole: its stored JSON with the source line put back.
-      const native = p.raw === null ? p.native : JSON.stringify(nativeOf(p.native, p.raw))
-      b.rows.push({ sid: r.sid, id: r.id, seq: r.ord, kind: r.kind, role: r.role, ts: r.ts, parent, tools: r.tools, active: r.active === 1, record: p.body, native })
-      const size = p.body.length + (native?.length ?? 0) + 200
+      let native: string | null
+      let parent: unknown
+      let body: string
+      try {
+        const p = partsOf(r)
+        body = p.body
+        parent = r.kind === 'message' ? recordField(p, 'parent') : null
+        native = p.raw === null ? p.native : JSON.stringify(nativeOf(p.native, p.raw))
+      } catch (err) {
+        onBad(badRow(db, `records:${r.id}`, err))
+        continue
+      }
+      b.rows.push({ sid: r.sid, id: r.id, seq: r.ord, kind: r.kind, role: r.role, ts: r.ts, parent: typeof parent === 'string' ? parent : null, tools: r.tools, active: r.active === 1, record: body, native })
+      const size = body.length + (native?.length ?? 0) + 200
       b.bytes += size
       buffered += size
       sum.records++
@@ -251,6 +297,11 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
         const biggest = [...buffers].sort((a, c) => c[1].bytes - a[1].bytes)[0]![0]
         flush(biggest)
       }
+    }
+    if (salvaged) {
+      if (salvaged.length < 2000) break
+      after = salvaged[salvaged.length - 1]!
+      continue
     }
     if (rows.length < 2000) break
     after = rows[rows.length - 1]!.rid

@@ -36,6 +36,8 @@ export class MessagesDocReader {
     /** Harness id for the sessions of the document (the reading harness's). */
     private readonly harness: string,
     file?: string,
+    /** A message that is not an object: reported here and skipped (the messages after it still come); without it, thrown. */
+    private readonly onBad?: (err: FerryError) => void,
   ) {
     this.emit = emit
     this.file = file
@@ -145,8 +147,11 @@ export class MessagesDocReader {
 
   private message(v: unknown): void {
     const at = this.index++
-    if (typeof v !== 'object' || v === null) {
-      throw new FerryError(`messages[${at}] is not an object`, { code: 'bad-document', source: 'interchange', position: this.file ? { file: this.file } : {} })
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+      const err = new FerryError(`messages[${at}] is not an object`, { code: this.onBad ? 'bad-record' : 'bad-document', source: 'interchange', position: this.file ? { file: this.file } : {} })
+      if (!this.onBad) throw err
+      this.onBad(err)
+      return
     }
     const m = v as JsonObject
     const h = this.ensureHeader(m)

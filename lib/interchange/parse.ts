@@ -85,7 +85,7 @@ export function parseStream(opts: ParseOptions): Transform {
 
   let doc: { write: (b: Buffer) => void; end: () => void } | null = null
   const startDocument = () => {
-    const reader = new MessagesDocReader((rec) => out.push(rec), opts.harness, opts.file === '<stdin>' ? undefined : opts.file)
+    const reader = new MessagesDocReader((rec) => out.push(rec), opts.harness, opts.file === '<stdin>' ? undefined : opts.file, (e) => diags.error('bad-record', `${e.message}; skipped`, { file }, SOURCE))
     const p = parser.asStream()
     p.on('data', (tok: { name: string; value?: unknown }) => {
       try {
@@ -147,9 +147,13 @@ export function parseStream(opts: ParseOptions): Transform {
       }
       isDoc = whole ? rest.trim() === '' : !/"kind"\s*:/.test(rest)
     } else if (first.startsWith('{')) {
+      const rest = nl < 0 ? '' : all.subarray(nl + 1, nl + 1 + 4096).toString('utf8')
       try {
         const v = JSON.parse(first) as unknown
-        isDoc = typeof v !== 'object' || v === null || typeof (v as { kind?: unknown }).kind !== 'string'
+        const noKind = typeof v !== 'object' || v === null || typeof (v as { kind?: unknown }).kind !== 'string'
+        // A whole object with more lines after it is no document (that is one value): a stream whose first record is damaged.
+        if (noKind && rest.trim() === '' && !final && nl >= 0) return false
+        isDoc = noKind && rest.trim() === ''
       } catch {
         isDoc = !/"kind"\s*:/.test(first.slice(0, 4096))
       }

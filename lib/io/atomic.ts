@@ -72,6 +72,42 @@ export function sweepOnExit(dir: string): void {
   hook()
 }
 
+/** Registers a temp path made elsewhere (by its own writer) so that a signal or exit removes it like ours; returns it. */
+export function trackTemp(path: string): string {
+  track(path)
+  return path
+}
+
+/**
+ * Removes the temp files and folders (`.ferry-tmp-<pid>-…`) that an earlier
+ * ferry run left under `dir` (its subfolders included) when it was killed
+ * outright: those whose process is gone. A live run's are kept.
+ */
+export function sweepStaleTemps(dir: string, depth = 4): void {
+  let ents: import('node:fs').Dirent[]
+  try {
+    ents = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return
+  }
+  for (const e of ents) {
+    if (e.name.startsWith(TEMP_PREFIX)) {
+      const pid = Number(/^\.ferry-tmp-(\d+)-/.exec(e.name)?.[1])
+      if (pid > 0 && !alive(pid)) rmSync(join(dir, e.name), { recursive: true, force: true })
+    } else if (e.isDirectory() && depth > 0) sweepStaleTemps(join(dir, e.name), depth - 1)
+  }
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 export function tempPathFor(finalPath: string): string {
   return join(dirname(finalPath), `${TEMP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}-${basename(finalPath)}`)
 }

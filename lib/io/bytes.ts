@@ -16,6 +16,7 @@ import { close, closeSync, createReadStream, fstatSync, openSync, read, readSync
 import { Readable, Transform, type TransformCallback } from 'node:stream'
 import * as zlib from 'node:zlib'
 import { Decompress } from 'fzstd'
+import { FrameTracker, hasher, hasherReady, loadHasher, type Hasher } from './zstd-frames.js'
 import { FerryError } from '../errors.js'
 import { destroyWhenDrained } from './drain.js'
 
@@ -43,7 +44,7 @@ const SLICE = 64 * 1024
 /** Skippable frames (0x184D2A50–0x184D2A5F) may come first (seekable-format indexes); fzstd skips them. */
 const isSkippableMagic = (m: number): boolean => (m & 0xfffffff0) >>> 0 === 0x184d2a50
 /** Whether a file's first four bytes open a zstd stream: a frame, or a skippable frame before one. */
-const isZstdMagic = (m: number): boolean => m === ZSTD_MAGIC || isSkippableMagic(m)
+export const isZstdMagic = (m: number): boolean => m === ZSTD_MAGIC || isSkippableMagic(m)
 
 /** Damage in a zstd stream, located at the compressed byte offset reached; the same from every decoder. */
 function zstdError(file: string | undefined, err: unknown, offset: number): FerryError {
@@ -64,20 +65,38 @@ export function zstdDecompress(file?: string, decoder: ZstdDecoder = defaultZstd
   let sawInput = false
   let out: Transform
   const fail = (err: unknown): FerryError => zstdError(file, err, offset)
+  // fzstd does not check a frame's content checksum: its output is hashed per frame and compared at the frame's end.
+  const frames = new FrameTracker()
+  let hash: Hasher | null = null
+  let frameStart = 0
   const make = () =>
     new Decompress((chunk: Uint8Array) => {
+      hash!.update(chunk)
       out.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
     })
   const dec = make()
+  const pushSlices = (chunk: Buffer) => {
+    for (let i = 0; i < chunk.length; i += SLICE) {
+      const part = chunk.subarray(i, Math.min(i + SLICE, chunk.length))
+      dec.push(part)
+      offset += part.length
+    }
+  }
   out = new Transform({
-    transform(chunk: Buffer, _enc, cb: TransformCallback) {
+    async transform(chunk: Buffer, _enc, cb: TransformCallback) {
       try {
+        if (!hasherReady()) await loadHasher()
+        hash ??= hasher()
         sawInput ||= chunk.length > 0
-        for (let i = 0; i < chunk.length; i += SLICE) {
-          const part = chunk.subarray(i, Math.min(i + SLICE, chunk.length))
-          dec.push(part)
-          offset += part.length
+        let from = 0
+        for (const end of frames.feed(chunk)) {
+          pushSlices(chunk.subarray(from, end.at))
+          from = end.at
+          const got = hash.take()
+          if (end.checksum !== null && got !== end.checksum) throw new Error(`content checksum does not match in the frame at byte ${frameStart} (stored ${end.checksum.toString(16)}, got ${got.toString(16)}): the data was altered`)
+          frameStart = offset
         }
+        pushSlices(chunk.subarray(from))
         cb()
       } catch (err) {
         // Not cb(err): that destroys at once, dropping output a paused consumer has not taken yet.

@@ -6,6 +6,7 @@
  * the target is resolved with every symlink followed and must lie inside the
  * resolved root.
  */
+import { lstatSync, realpathSync } from 'node:fs'
 import { realpath } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import { UnsafePathError } from '../errors.js'
@@ -40,5 +41,49 @@ export async function insideRoot(root: string, target: string): Promise<void> {
     const up = dirname(dir)
     if (up === dir) return
     dir = up
+  }
+}
+
+function realOrNullSync(p: string): string | null {
+  try {
+    return realpathSync(p)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The same check, synchronous, for a file that may already exist (a SQLite
+ * database and its `-wal`/`-shm` beside it): the file itself, when it is
+ * there, and its deepest existing folder must resolve inside `root`.
+ */
+export function fileInsideRootSync(root: string, file: string): void {
+  const absRoot = resolve(root)
+  const abs = resolve(file)
+  if (!within(absRoot, abs)) throw new UnsafePathError(`refusing to write outside ${absRoot}: ${abs}`, abs)
+  const realRoot = realOrNullSync(absRoot) ?? absRoot
+  // The file itself when it is there (a dangling link too: SQLite would create its target).
+  if (isLink(abs)) {
+    const real = realOrNullSync(abs)
+    if (real === null || !within(realRoot, real)) throw new UnsafePathError(`refusing to write through a symlink that leaves ${absRoot}: ${abs}`, abs)
+  }
+  let dir = dirname(abs)
+  for (;;) {
+    const real = realOrNullSync(dir)
+    if (real !== null) {
+      if (!within(realRoot, real) && within(absRoot, dir)) throw new UnsafePathError(`refusing to write through a symlink that leaves ${absRoot}: ${dir}`, dir)
+      return
+    }
+    const up = dirname(dir)
+    if (up === dir) return
+    dir = up
+  }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink()
+  } catch {
+    return false
   }
 }

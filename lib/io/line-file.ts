@@ -10,7 +10,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import type { Code } from '../codes.js'
 import type { Diagnostics } from '../diagnostics.js'
-import { openBytes, openChunks } from './bytes.js'
+import { isZstdMagic, openBytes, openChunks } from './bytes.js'
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.js'
 
 /** What the reader needs of a StoreContext (kept structural so lib/io imports no context). */
@@ -114,6 +114,12 @@ export interface HeadOptions {
   maxLines: number
   /** Read at most this many (decompressed) bytes; a line that does not fit ends the head. */
   maxBytes: number
+  /**
+   * A line longer than `maxBytes` is passed over and reading goes on to the
+   * lines after it (then only `maxLines` ends the head, or the file's end), so
+   * that a sniff does not depend on the first line fitting its buffer.
+   */
+  skipOverlong?: boolean
 }
 
 export interface Head {
@@ -154,7 +160,7 @@ export async function readHead(path: string, opts: HeadOptions): Promise<Head> {
     stream.on('data', (chunk: Buffer) => {
       if (done) return
       splitter.push(chunk)
-      if (overlong || lines.length >= opts.maxLines || splitter.bytes >= opts.maxBytes) stop()
+      if (opts.skipOverlong ? lines.length >= opts.maxLines : overlong || lines.length >= opts.maxLines || splitter.bytes >= opts.maxBytes) stop()
     })
     stream.on('error', () => stop())
     stream.on('end', () => {
@@ -223,7 +229,8 @@ export async function readEnds(path: string, head: HeadOptions, tailBytes: numbe
       got += bytesRead
     }
     const data = buf.subarray(0, got)
-    if (got < 4 || data.readUInt32LE(0) !== ZSTD_MAGIC) {
+    // A skippable frame may come first (valid zstd: `zstd -d` reads it).
+    if (got < 4 || !isZstdMagic(data.readUInt32LE(0))) {
       const whole = got === size
       const lines: Buffer[] = []
       let start = 0
@@ -253,7 +260,6 @@ export async function readEnds(path: string, head: HeadOptions, tailBytes: numbe
   return { ...zstd, head: await readHead(path, head), tail: undefined }
 }
 
-const ZSTD_MAGIC = 0xfd2fb528
 const HEAD_STEP = 128 * 1024
 
 /** The complete lines of a tail window; the first, partial one dropped when the window starts inside the file. */

@@ -24,7 +24,7 @@
  * URI file names need SQLITE_USE_URI=1 when better-sqlite3's addon loads
  * (lazily, at the first `new Database`), hence the assignment below.
  */
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs'
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -92,7 +92,9 @@ export function openReadOnly(path: string, opts: OpenReadOnlyOptions): ReadOnlyD
   const shm = existsSync(`${path}-shm`)
   const journal = existsSync(`${path}-journal`)
   const o = { readonly: true, fileMustExist: true, timeout: opts.busyTimeout ?? 2000 }
-  const attempt = !wal && !shm && !journal ? ('immutable' as const) : wal && shm && !journal ? ('readonly_shm' as const) : null
+  // A -shm whose index header is not valid (zeroed, junk) needs a recovery that a read-only
+  // connection cannot run: SQLite would retry it for seconds per open. The snapshot copy recovers it.
+  const attempt = !wal && !shm && !journal ? ('immutable' as const) : wal && shm && !journal && validShm(`${path}-shm`) ? ('readonly_shm' as const) : null
   if (attempt === 'immutable' && rollbackMode(path)) probeLock(path, source, o.timeout, opts.attempts)
   if (attempt) {
     try {
@@ -106,13 +108,36 @@ export function openReadOnly(path: string, opts: OpenReadOnlyOptions): ReadOnlyD
           throw err
         }
         return { db, mode: attempt, close: () => db.close() }
-      }, opts.attempts)
+        // Busy under WAL goes to the snapshot after one wait: retrying would only wait on an exclusive writer longer.
+      }, attempt === 'readonly_shm' ? 1 : opts.attempts)
     } catch (err) {
-      if (err instanceof FerryError) throw err
+      // A WAL database held by a writer in locking_mode=EXCLUSIVE stays busy for as long as the writer runs.
+      // A copy of it and its WAL holds only committed transactions (each frame set ends with a commit
+      // marker), so the snapshot reads it as it was; a rollback-journal database held so is refused above.
+      if (err instanceof FerryError && !(attempt === 'readonly_shm' && isBusy(err.cause))) throw err
       // fall through to the snapshot copy
     }
   }
   return openSnapshot(path, opts, o.timeout)
+}
+
+/**
+ * Whether a `-shm` file starts with a usable wal-index header: its two copies
+ * (48 bytes each) agree, say version 3007000 and are initialised.
+ */
+export function validShm(shmPath: string): boolean {
+  let fd: number | null = null
+  try {
+    fd = openSync(shmPath, 'r')
+    const b = Buffer.alloc(96)
+    if (readSync(fd, b, 0, 96, 0) < 96) return false
+    const version = b.readUInt32LE(0) === 3007000 || b.readUInt32BE(0) === 3007000
+    return version && b[12] === 1 && b.subarray(0, 48).equals(b.subarray(48, 96))
+  } catch {
+    return false
+  } finally {
+    if (fd !== null) closeSync(fd)
+  }
 }
 
 /** The header says rollback journal (read/write versions 1), not WAL (2). */
@@ -178,6 +203,31 @@ function dropSnapshots(): void {
   snapshots.clear()
 }
 
+let swept = false
+
+/** Removes snapshot folders (`ferry-<source>-<pid>-…` in the temp dir) whose process is gone (a kill -9 left them). */
+export function sweepStaleSnapshots(dir = tmpdir()): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const n of names) {
+    const m = /^ferry-[a-z0-9-]+?-(\d+)-[A-Za-z0-9]{6}$/.exec(n)
+    if (!m) continue
+    const pid = Number(m[1])
+    if (pid === process.pid) continue
+    try {
+      process.kill(pid, 0)
+      continue
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EPERM') continue
+    }
+    rmSync(join(dir, n), { recursive: true, force: true })
+  }
+}
+
 function snapshotOf(path: string, source: string): Snapshot {
   const key = `${path}\0${stateKey(path)}`
   const known = snapshots.get(key)
@@ -189,7 +239,12 @@ function snapshotOf(path: string, source: string): Snapshot {
       snapshots.delete(k)
     }
   }
-  const dir = mkdtempSync(join(tmpdir(), `ferry-${source}-`))
+  if (!swept) {
+    swept = true
+    sweepStaleSnapshots()
+  }
+  // The process id in the name: a later run removes the copies of a run that was killed outright.
+  const dir = mkdtempSync(join(tmpdir(), `ferry-${source}-${process.pid}-`))
   try {
     const copy = join(dir, basename(path))
     copyFileSync(path, copy)

@@ -62,3 +62,30 @@ t.test('a first line that is a whole JSON array (100k deep) before records is a 
   const doc = await parse(JSON.stringify([{ role: 'user', content: 'hi' }]) + '\n')
   t.equal(doc.recs.filter((r) => r.kind === 'message').length, 1, 'a one-line array document is still a document')
 })
+
+// #47 item 8: a header whose "kind" is misspelt is a whole object without `kind`, as a document's
+// first line would be; records after it make it a stream with one bad line.
+t.test('item 8: a first line with "kind" misspelt costs that line, not the stream', async (t) => {
+  const damaged = [lines[0]!.replace('"kind"', '"knid"'), ...lines.slice(1)].join('\n') + '\n'
+  const { recs, diags, error } = await parse(damaged)
+  t.equal(error, null)
+  t.equal(recs.length, lines.length - 1, 'every other record')
+  t.match(diags.items.map((d) => `${d.code} ${d.position?.line}`), ['bad-record 1'])
+  const one = await parse(JSON.stringify({ id: 'd1', messages: [{ role: 'user', content: 'hi' }] }) + '\n\n')
+  t.equal(one.recs.filter((r) => r.kind === 'message').length, 1, 'a one-line Messages document is still a document')
+})
+
+t.test('item 8: a 100,000-deep array inside a record line costs that line', async (t) => {
+  const deep = JSON.stringify({ kind: 'native', sid: 'x', id: 'x:deep' }).replace('}', `,"v":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
+  const { recs, error } = await parse([...lines.slice(0, 3), deep, ...lines.slice(3)].join('\n') + '\n')
+  t.equal(error, null)
+  t.ok(recs.length >= lines.length, 'every good record around it')
+})
+
+t.test('item 14: a Messages document with one message that is not an object keeps the messages after it', async (t) => {
+  const doc = JSON.stringify({ id: 'd1', messages: [{ role: 'user', content: 'one' }, 42, { role: 'assistant', content: 'two' }, { role: 'user', content: 'three' }] }, null, 2)
+  const { recs, diags, error } = await parse(doc)
+  t.equal(error, null, 'no error ends the read')
+  t.equal(recs.filter((r) => r.kind === 'message').length, 3, 'the three messages')
+  t.match(diags.items.map((d) => d.code), ['bad-record'], 'the bad one reported')
+})

@@ -25,6 +25,7 @@ import Database from 'better-sqlite3'
 import { xdgDir, type StoreContext } from '../../context.js'
 import { FerryError } from '../../errors.js'
 import { packParts, unpackParts, type Parts } from './pack.js'
+import { checkArchiveBeforeWrite } from './open-check.js'
 
 export type ArchiveDb = Database.Database
 
@@ -113,6 +114,7 @@ export interface OpenOptions {
 /** Opens (creating it when writable) the archive at `path`, in WAL mode, schema in place. */
 export function openArchive(path: string, opts: OpenOptions = {}): ArchiveDb {
   let db: ArchiveDb
+  if (!opts.readonly) checkArchiveBeforeWrite(path, SCHEMA_VERSION)
   try {
     if (!opts.readonly) mkdirSync(dirname(path), { recursive: true })
     db = new Database(path, { readonly: Boolean(opts.readonly), fileMustExist: Boolean(opts.readonly) })

@@ -13,6 +13,7 @@ import { lockError, partsColumns, partsOf, type StoredRow } from './db.js'
 import { indexedText } from './text.js'
 import { packParts, samePacked, unpackParts } from './pack.js'
 import { readableOf } from '../../io/drain.js'
+import { badRow, pageOrThrow } from './damage.js'
 
 /**
  * Row text: a string, or its UTF-8 bytes (how reader threads hand rows to
@@ -484,6 +485,8 @@ export interface ReadArchivedOptions {
   native?: boolean
   /** Follow with the session's sub-agent sessions, as the agent's own reader does (default true). */
   children?: boolean
+  /** A stored record that does not decode (a damaged archive): reported here and skipped; without it, thrown. */
+  onBadRow?: (err: FerryError) => void
 }
 
 const PAGE = 500
@@ -500,11 +503,18 @@ export async function* archivedRecords(db: ArchiveDb, sid: string, opts: ReadArc
   let ord = -1
   let rid = 0
   for (;;) {
-    const rows = page.all(sid, ord, ord, rid, PAGE) as ({ rid: number; ord: number; active: number } & StoredRow)[]
+    const rows = pageOrThrow(db, () => page.all(sid, ord, ord, rid, PAGE), `session:${sid}`) as ({ rid: number; ord: number; active: number } & StoredRow)[]
     for (const r of rows) {
-      const p = partsOf(r)
-      const rec = JSON.parse(p.body) as FerryRecord & { branch?: { active?: boolean }; native?: unknown }
-      if (withNative && (p.native !== null || p.raw !== null)) rec.native = nativeOf(p.native, p.raw)
+      let rec: FerryRecord & { branch?: { active?: boolean }; native?: unknown }
+      try {
+        const p = partsOf(r)
+        rec = JSON.parse(p.body) as typeof rec
+        if (withNative && (p.native !== null || p.raw !== null)) rec.native = nativeOf(p.native, p.raw)
+      } catch (err) {
+        if (!opts.onBadRow) throw badRow(db, `records:${r.rid}`, err)
+        opts.onBadRow(badRow(db, `records:${r.rid}`, err))
+        continue
+      }
       // Gone from today's source (a rewind, a rewrite): kept, and marked off the active branch.
       if (!r.active && rec.kind === 'message') rec.branch = { ...(rec.branch ?? {}), active: false }
       yield rec

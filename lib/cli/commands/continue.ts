@@ -9,6 +9,7 @@ import { finishDiagnostics, writtenLine } from '../output.js'
 import { pickedRef, wantsPicker } from '../picked-ref.js'
 import { FerryError, UsageError } from '../../errors.js'
 import { failureJson } from '../failure.js'
+import { STDIN_SENTINEL } from '../sources.js'
 
 export const command = 'continue [ref]'
 export const describe = 'Write a session into another agent\'s store and print (or run) the command that resumes it'
@@ -27,7 +28,8 @@ export function builder(y: Argv): Argv {
 export async function handler(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
   const target = getHarness(String(argv.with))
-  let ref = typeof argv.ref === 'string' ? argv.ref : undefined
+  // `-` reaches here as the sentinel main.ts puts for it (so yargs keeps it as a value): stdin.
+  let ref = typeof argv.ref === 'string' ? (argv.ref === STDIN_SENTINEL ? '-' : argv.ref) : undefined
   if (ref === undefined) {
     if (!wantsPicker(argv, [])) throw new UsageError('continue: name the session to continue (harness:id or a path)')
     const picked = await pickedRef(ctx)

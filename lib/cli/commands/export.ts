@@ -7,6 +7,8 @@ import { openArchive } from '../../archive/store/db.js'
 import { exportArchive, type ExportFormat } from '../../archive/export.js'
 import { contextFrom, type Args } from '../options.js'
 import { archiveHarness } from '../archive-options.js'
+import { asDiagnostic, Diagnostics } from '../../diagnostics.js'
+import { damageError, isDamage } from '../../archive/store/damage.js'
 
 export const command = 'export'
 export const describe = 'Write the archive as Parquet or gzipped JSON lines, Hive-partitioned (harness=…/month=…), incrementally'
@@ -26,7 +28,11 @@ export async function handler(argv: Args): Promise<void> {
   if (!existsSync(path)) throw new FerryError('no archive here (run `ferry archive` first, or give --db FILE)', { code: 'db-error', position: { file: path } })
   const db = openArchive(path, { readonly: true })
   try {
-    const sum = await exportArchive(db, { format: String(argv.format) as ExportFormat, out: resolve(String(argv.out)) })
+    const diags = new Diagnostics()
+    const sum = await exportArchive(db, { format: String(argv.format) as ExportFormat, out: resolve(String(argv.out)), onBadRow: (e) => diags.report({ ...asDiagnostic(e), source: archiveHarness().id }) }).catch((err: unknown) => {
+      throw isDamage(err) ? damageError(db, err) : err
+    })
+    if (diags.errors) process.exitCode = 1
     if (argv.json) process.stdout.write(JSON.stringify(sum) + '\n')
     else process.stderr.write(`ferry: export ${sum.out}: ${sum.files} files (${sum.sessions} session rows, ${sum.records} records), ${(sum.bytes / 1024 / 1024).toFixed(1)} MiB\n`)
   } finally {

@@ -88,7 +88,8 @@ const CLAUDE_TYPES = new Set(['summary', 'custom-title', 'ai-title', 'file-histo
  * stream) must not be claimed here.
  */
 async function looksLikeClaude(ctx: LineContext, path: string): Promise<boolean> {
-  const { lines } = await readHead(path, { maxBytes: 256 * 1024, maxLines: 8 })
+  // Past an overlong first line: a Cursor transcript whose first line is 50 MB must not be taken for an empty Claude session by its name.
+  const { lines } = await readHead(path, { maxBytes: 256 * 1024, maxLines: 8, skipOverlong: true })
   if (lines.length === 0) return /^[0-9a-f-]{36}\.jsonl$/i.test(basename(path))
   for (const l of lines) {
     if (l.length > ctx.maxLineBytes) continue

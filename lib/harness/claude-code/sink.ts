@@ -138,7 +138,8 @@ class ClaudeWriter implements SessionWriter {
     insideStore(root, path)
     let file: AtomicFile
     try {
-      file = await AtomicFile.create(path, { force: opts.force === true, root: projectsDir(root) })
+      // The store root, not its projects folder: a symlinked `projects` must not carry the session out of it.
+      file = await AtomicFile.create(path, { force: opts.force === true, root })
     } catch (err) {
       // The parent is already in the store (a re-run, or a run cut between parent and sub-agent):
       // its sub-agents still go under it, so a re-run completes the store instead of skipping them.
@@ -483,6 +484,9 @@ class ClaudeWriter implements SessionWriter {
       }
     } catch (err) {
       await this.abort()
+      // Another writer committed the same session first (two runs at once): its sub-agents still go
+      // under that stored parent, never beside it as top-level sessions (as when it existed at open).
+      if (err instanceof ExistsError && this.agentId === undefined) this.written.set(this.header.sid, this.target)
       throw err
     }
     if (this.agentId === undefined) this.written.set(this.header.sid, this.target)

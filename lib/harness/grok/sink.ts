@@ -71,17 +71,26 @@ const isGrokNative = (r: FerryRecord): boolean => 'native' in r && r.native?.raw
 class Spool {
   readonly stream: WriteStream
   lines = 0
+  // The first write error (ENOSPC, EIO): thrown by line()/close(), so the session fails and is aborted; never an unhandled event.
+  private error: Error | null = null
   constructor(readonly path: string) {
     this.stream = createWriteStream(path, { flags: 'wx', mode: 0o600 })
+    this.stream.on('error', (err) => {
+      this.error ??= err
+    })
   }
   async line(text: string): Promise<void> {
+    if (this.error) throw this.error
     this.lines++
-    if (!this.stream.write(text + '\n')) await once(this.stream, 'drain')
+    if (!this.stream.write(text + '\n') && !this.error) await once(this.stream, 'drain')
+    if (this.error) throw this.error
   }
   async close(): Promise<void> {
-    if (this.stream.closed) return
-    this.stream.end()
-    await once(this.stream, 'close')
+    if (!this.stream.closed) {
+      this.stream.end()
+      await once(this.stream, 'close')
+    }
+    if (this.error) throw this.error
   }
 }
 

@@ -31,7 +31,8 @@ import { insertRow, sessionExists, type Row } from '../family/opencode-rows.js'
 import { targetModel } from '../family/opencode-flags.js'
 import { finishOf, msOf, noTokens, StepWriter, type Writing } from '../family/opencode-steps.js'
 import { IdMinter, projectId, sessionId } from './ids.js'
-import { layout, primaryDb } from './paths.js'
+import { layout, primaryDb, userRoot } from './paths.js'
+import { fileInsideRootSync } from '../../io/inside-root.js'
 import type { WriteOpts } from './flags.js'
 import { migrate } from './schema.js'
 import { INTERRUPTED } from './source.js'
@@ -81,6 +82,8 @@ interface SinkState {
   db: Database.Database | null
   path: string
   created: boolean
+  /** The store root the database and its -wal/-shm must resolve inside (symlinks followed). */
+  root: string
 }
 
 class ZCodeWriter extends StepWriter implements SessionWriter {
@@ -340,6 +343,7 @@ function connection(state: SinkState, opts: SinkOpts): Database.Database {
 function writeSession(state: SinkState, opts: SinkOpts, rows: Rows): void {
   const id = String(rows.session.id)
   const pos = { file: state.path, row: `session:${id}` }
+  if (!state.db) for (const f of [state.path, `${state.path}-wal`, `${state.path}-shm`]) fileInsideRootSync(state.root, f)
   // Before opening for writing, asked read-only so a refusal changes nothing on disk.
   if (!opts.force && !state.db && sessionExists(layout, state.path, id)) throw new ExistsError(state.path, pos)
   let db: Database.Database
@@ -388,7 +392,8 @@ export function sink(ctx: StoreContext, opts: SinkOpts = {}): Writable {
   const out = typeof opts.out === 'string' && opts.out !== '' ? outPath(opts.out) : null
   const path = out ?? primaryDb(ctx)
   if (!out && !existsSync(path)) throw new UsageError(`no ZCode database at ${path}: start ZCode once (\`zcode\`) so it creates and migrates it, or write a standalone database with --out FILE`)
-  const state: SinkState = { minted: new Map(), db: null, path, created: false }
+  const root = out ? (out === resolve(String(opts.out)) ? dirname(out) : resolve(String(opts.out))) : path.startsWith(resolve(userRoot(ctx)) + '/') ? resolve(userRoot(ctx)) : dirname(path)
+  const state: SinkState = { minted: new Map(), db: null, path, created: false, root }
   const close = async () => {
     state.db?.close()
     state.db = null
