@@ -77,7 +77,10 @@ t.test('item 9: a record that does not decode costs that record, located, in exp
   const d = new Database(db)
   const victim = d.prepare("SELECT rid, id, sid FROM records WHERE kind = 'message' ORDER BY rid LIMIT 1 OFFSET 3").get() as { rid: number; id: string; sid: string }
   const total = (d.prepare('SELECT count(*) AS n FROM records').get() as { n: number }).n
-  d.prepare('UPDATE records SET body = ?, native = ? WHERE rid = ?').run('{"kind":"message", garbage', '{not json', victim.rid)
+  // Schema 4 keeps a record's parts in one packed BLOB (`data`); older schemas in text columns.
+  const packed = (d.prepare("SELECT count(*) AS n FROM pragma_table_info('records') WHERE name = 'data'").get() as { n: number }).n === 1
+  if (packed) d.prepare('UPDATE records SET data = ? WHERE rid = ?').run(Buffer.from('\x00garbage that is no packed record'), victim.rid)
+  else d.prepare('UPDATE records SET body = ?, native = ? WHERE rid = ?').run('{"kind":"message", garbage', '{not json', victim.rid)
   d.close()
   const out = join(tempDir(t), 'x')
   const r = await ferry(['--home', home, 'export', '--format', 'jsonl', '--out', out, '--json'])
