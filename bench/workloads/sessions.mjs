@@ -52,7 +52,7 @@ export default async function (b) {
   writeFileSync(list, files.join('\n') + '\n')
   const label = `${files.length} Claude Code sessions, ${(bytes / 1e6).toFixed(0)} MB`
   const base = await b.script(`baseline loop over the files: ${label}`, join(dirname(self), '..', 'baseline.mjs'), ['--list', list], { bytes })
-  // A real HOME has a cache folder: ferry keeps its discovery cache there (and creates nothing in a HOME without one).
+  // A real HOME has a cache folder; ferry would make one under the given home anyway (discovery-cache.ts).
   mkdirSync(join(home, '.cache'), { recursive: true })
   const out = join(b.outDir, 'sessions-export')
   const clean = () => rmSync(out, { recursive: true, force: true })

@@ -6,7 +6,8 @@
  * an appended line, a same-size rewrite under a new inode, and an in-place
  * rewrite with the old mtime put back are all seen. With `--home DIR` the
  * cache is DIR's (its cache folder made when missing), never the real HOME's
- * or XDG_CACHE_HOME's; a damaged cache file is ignored.
+ * or XDG_CACHE_HOME's; a damaged cache file is ignored, and a home where the
+ * cache cannot be written is listed the same.
  */
 import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -137,4 +138,17 @@ t.test('--home without a cache folder: the cache goes under it, not the real HOM
   writeFileSync(file!, '{"format":1,"entries":[["x", 1')
   t.same(await ls(home), good, 'a truncated cache file is ignored')
   t.ok(JSON.parse(readFileSync(file!, 'utf8')).entries.length === SESSIONS, 'and rewritten whole')
+})
+
+t.test('a home where the cache cannot be written: the same listing, no error, no cache', async (t) => {
+  // DIR/.cache is a file, so the cache folder cannot be made (root ignores permission bits; this holds for root too).
+  const { home } = store(t, false)
+  writeFileSync(join(home, '.cache'), 'not a folder')
+  await settle()
+  const uncached = await ls(home, { FERRY_NO_CACHE: '1' })
+  const r = await ferry(['--home', home, 'ls', '--json', '--harness', 'claude-code'])
+  t.equal(r.code, 0, r.stderr)
+  t.equal(r.stderr, '', 'nothing on stderr')
+  t.same(r.stdout.trim().split('\n').map((l) => JSON.parse(l)), uncached, 'the listing a cache-less run gives')
+  t.equal(readFileSync(join(home, '.cache'), 'utf8'), 'not a folder', 'the file in the way is left as it was')
 })
