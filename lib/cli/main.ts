@@ -33,6 +33,7 @@ import * as hooks from './commands/hooks.js'
 import * as stats from './commands/stats.js'
 import * as mcp from './commands/mcp.js'
 import * as pick from './commands/pick.js'
+import * as doctorCmd from './commands/doctor.js'
 
 /** Every command module, in the order `--help` lists them (cat and convert get the joined argv for their transform flags). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -54,6 +55,7 @@ export function commandModules(joined: string[]): Array<CommandModule<any, any>>
     stats,
     mcp,
     pick,
+    doctorCmd,
     ...transforms.map((t) => transformCommand(t)),
     ...completionCommands(() => commandModules(joined)),
   ] as unknown as Array<CommandModule<any, any>>
