@@ -8,7 +8,7 @@ import type { DoctorSpec } from '../types.js'
 export const doctor: DoctorSpec = {
   bins: ['codex'],
   packages: ['@openai/codex'],
-  verified: { client: 'codex-cli', versions: ['0.171.0'], date: '2026-12-02', how: 'offline against the mock model, conformance/ and ../shared/realclients' },
+  verified: { client: 'codex-cli', versions: ['0.171.0'], date: '2026-12-07', how: 'offline against the mock model, conformance/ and ../shared/realclients' },
   notCovered: ['Sub-agent threads are read one rollout at a time (linked by `parent`, not nested)', '`web_search_call` results are not paired with their call', 'Written sessions get no `session_index.jsonl` entry or `state_5.sqlite` row'],
   // Line and payload types of Codex rollouts (openai/codex `RolloutItem`, `EventMsg` and `ResponseItem`; docs/formats/codex.md) that ferry passes through on purpose.
   known: [
