@@ -8,7 +8,7 @@ import type { DoctorSpec } from '../types.js'
 export const doctor: DoctorSpec = {
   bins: ['claude'],
   packages: ['@anthropic-ai/claude-code'],
-  verified: { client: 'Claude Code', versions: ['2.1.332'], date: '2026-12-02', how: 'offline against the mock model, conformance/ and ../shared/realclients' },
+  verified: { client: 'Claude Code', versions: ['2.1.332'], date: '2026-12-07', how: 'offline against the mock model, conformance/ and ../shared/realclients' },
   notCovered: ['The request audit records (`api-request*`) and session state records (`cost-state`, `atis-latch`, …) are passed through, not modelled', 'Workflows (`<session>/workflows/`) are not read'],
   // The record types of Claude Code 2.1.332 (docs/formats/claude-code.md; `[bin 2.1.332]` in the research notes): passed through as `native` on purpose.
   known: [
