@@ -83,3 +83,9 @@ t.test('converted into Claude Code, the migrated turns arrive', async (t) => {
   const said = entries.map((e) => JSON.stringify(e.message.content))
   for (const s of ['What is in b.txt?', 'b.txt holds the word banana.', 'And a.txt?', 'a.txt holds apple.']) t.equal(said.filter((c) => c.includes(s)).length, 1, `${s} in one entry`)
 })
+
+t.test('listing: a thread whose prompt is only a turn item is titled by it', async (t) => {
+  const infos = await cx.discover(cx.ctx(home(t)))
+  t.equal(infos.find((i) => i.id === MIGRATED)?.title, 'What is in b.txt?')
+  t.equal(infos.find((i) => i.id === PAGINATED)?.title, 'List the files, please.')
+})
