@@ -6,11 +6,12 @@
  * Names no harness: everything comes from the registry and each harness's `doctor` data.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import which from 'which'
 import type { StoreContext } from '../context.js'
 import { Diagnostics } from '../diagnostics.js'
+import { openReadOnly, type ReadOnlyDb } from '../io/sqlite-readonly.js'
 import { asFerryError } from '../errors.js'
 import type { FerryRecord } from '../model.js'
 import { harnesses } from '../harness/registry.js'
@@ -89,6 +90,7 @@ async function checkAgent(ctx: StoreContext, h: Harness, opts: DoctorOptions): P
   for (const d of diagnostics.items.splice(0)) if (d.severity === 'error') unreadable.add(d.code, 'listing', d.position?.file ? `${d.position.file}${d.position.line ? `:${d.position.line}` : ''}` : store)
   diagnostics.items.length = 0
   for (const s of newest) await scan(local, h, spec, s, unknown, unreadable)
+  if (spec.tables) for (const db of new Set(newest.map((s) => s.path))) schema(h, spec.tables, db, unknown, unreadable)
   return {
     harness: h.id,
     name: h.name,
@@ -131,6 +133,45 @@ async function scan(ctx: StoreContext, h: Harness, spec: DoctorSpec, s: SessionI
   for (const d of ctx.diagnostics.items.splice(0)) {
     if (d.severity !== 'error') continue
     unreadable.add(d.code, s.sid, d.position?.file ? `${d.position.file}${d.position.line ? `:${d.position.line}` : ''}` : s.path)
+  }
+}
+
+/**
+ * The tables and columns of a session's SQLite database against the verified schema: a new table
+ * or column is where a new version keeps what ferry would not read. Files that are not SQLite are skipped.
+ */
+function schema(h: Harness, tables: Readonly<Record<string, readonly string[]>>, path: string, unknown: Tally, unreadable: Tally): void {
+  if (!isSqlite(path)) return
+  let ro: ReadOnlyDb | undefined
+  try {
+    ro = openReadOnly(path, { source: h.id })
+    const rows = ro.db.prepare("SELECT m.name AS t, p.name AS c FROM sqlite_schema m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY m.name, p.cid").all() as { t: string; c: string }[]
+    const newTables = new Set<string>()
+    for (const { t, c } of rows) {
+      const cols = Object.hasOwn(tables, t) ? tables[t]! : undefined
+      if (!cols) {
+        if (!newTables.has(t)) unknown.add(`${h.id}/table ${t}`, path, `${path} (table ${t})`)
+        newTables.add(t)
+      } else if (!cols.includes('*') && !cols.includes(c)) unknown.add(`${h.id}/column ${t}.${c}`, path, `${path} (table ${t})`)
+    }
+  } catch (err) {
+    const e = asFerryError(err, 'db-error')
+    unreadable.add(e.code, path, path)
+  } finally {
+    ro?.close()
+  }
+}
+
+function isSqlite(path: string): boolean {
+  let fd: number | undefined
+  try {
+    fd = openSync(path, 'r')
+    const b = Buffer.alloc(16)
+    return readSync(fd, b, 0, 16, 0) === 16 && b.toString('latin1') === 'SQLite format 3\0'
+  } catch {
+    return false
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
 

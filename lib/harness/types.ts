@@ -188,6 +188,11 @@ export interface DoctorSpec {
    * or a prefix ending in `*`). Anything else a scan finds is a type ferry does not understand.
    */
   known: readonly string[]
+  /**
+   * For a store kept in SQLite: every table of the verified schema and its columns (`['*']`: any, for
+   * tables ferry never reads). A table or column of a session's database not listed is reported.
+   */
+  tables?: Readonly<Record<string, readonly string[]>>
 }
 
 /**

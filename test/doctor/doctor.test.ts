@@ -1,5 +1,6 @@
 // ferry doctor: installed versions against the verified ones, stores, counts, types ferry does not understand; it never writes.
 import t from 'tap'
+import Database from 'better-sqlite3'
 import { appendFileSync, chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, FIXTURES, ferry, sampleHome, tempDir, tree } from '../kit.js'
@@ -69,6 +70,24 @@ t.test('a clean store exits 0; one unknown record type injected is named with it
   const torn = await ferry(['--home', home, 'doctor', '--harness', 'claude-code', '--json'], { env: noAgents(bin) })
   t.equal(torn.code, 1)
   t.ok(JSON.parse(torn.stdout).agents[0].unreadable.length > 0, 'a broken line is unreadable')
+})
+
+t.test('a SQLite store: a table or a column the verified schema does not have is reported, exit 1; the database is not changed', async (t) => {
+  const home = join(tempDir(t), 'home')
+  cpSync(join(FIXTURES, 'home', '.local', 'share', 'opencode'), join(home, '.local', 'share', 'opencode'), { recursive: true })
+  const db = join(home, '.local', 'share', 'opencode', 'opencode.db')
+  const bin = tempDir(t)
+  const ok = await ferry(['--home', home, 'doctor', '--harness', 'opencode'], { env: noAgents(bin) })
+  t.equal(ok.code, 0, ok.stdout + ok.stderr)
+  const d = new Database(db)
+  d.exec('CREATE TABLE session_v9 (id TEXT PRIMARY KEY, data TEXT); ALTER TABLE part ADD COLUMN state TEXT')
+  d.close()
+  const before = readFileSync(db)
+  const bad = await ferry(['--home', home, 'doctor', '--harness', 'opencode'], { env: noAgents(bin) })
+  t.equal(bad.code, 1, bad.stderr)
+  t.match(bad.stdout, `unknown opencode/table session_v9: 1 in 1 session, e.g. ${db} (table session_v9)`)
+  t.match(bad.stdout, `unknown opencode/column part.state: 1 in 1 session, e.g. ${db} (table part)`)
+  t.same(readFileSync(db), before, 'the database is unchanged')
 })
 
 t.test('the installed version: from the package beside the program (never run), else from --version', async (t) => {
