@@ -4,7 +4,7 @@ import t from 'tap'
 import { cpSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FerryRecord, MessageRec, SessionRec } from '../../../lib/model.js'
-import { ferry, FIXTURES, kit, tempDir } from '../../kit.js'
+import { FIXTURES, kit, tempDir } from '../../kit.js'
 // @ts-expect-error: the fixture generator is plain JavaScript
 import { AGENTS, PROJECT, SESSION, agentFolder, agentMeta, agentSession, mainSession } from '../../../fixtures/claude-code/make-records.mjs'
 
@@ -51,10 +51,9 @@ t.test('sub-agents five levels deep: each linked to the agent that spawned it, t
 
 t.test('native round trip: main transcript, five sub-agents and their meta files byte for byte', async (t) => {
   const out = tempDir(t)
-  const cat = await ferry(['--home', home(t), 'cat', `claude-code:${SESSION}`])
-  t.equal(cat.code, 0, cat.stderr)
-  const w = await ferry(['write', '--to', 'claude-code', '--out', `${out}/`], { input: cat.stdout })
-  t.equal(w.code, 0, w.stderr)
+  // In process (the CLI's cat | write is the contract suite's): the records with their native text, into an empty store.
+  const recs = await cc.read(cc.ctx(home(t)), SESSION, { native: true })
+  await cc.write(cc.ctx(out, { roots: { 'claude-code': out } }), recs)
   t.equal(readFileSync(join(out, 'projects', PROJECT, `${SESSION}.jsonl`), 'utf8'), mainSession())
   const sub = join(out, 'projects', PROJECT, SESSION, 'subagents')
   for (let d = 1; d <= 5; d++) {
@@ -65,9 +64,7 @@ t.test('native round trip: main transcript, five sub-agents and their meta files
 
 t.test('written from the model (no native text): nested sub-agents get parentAgentId and spawnDepth, and read back nested', async (t) => {
   const out = tempDir(t)
-  const cat = await ferry(['--home', home(t), 'cat', `claude-code:${SESSION}`, '--no-native'])
-  const w = await ferry(['write', '--to', 'claude-code', '--out', `${out}/`], { input: cat.stdout })
-  t.equal(w.code, 0, w.stderr)
+  await cc.write(cc.ctx(out, { roots: { 'claude-code': out } }), await cc.read(cc.ctx(home(t)), SESSION))
   const projects = join(out, 'projects')
   const proj = join(projects, readdirSync(projects)[0]!)
   const main = readdirSync(proj).find((n) => n.endsWith('.jsonl'))!

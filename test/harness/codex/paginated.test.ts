@@ -4,10 +4,12 @@ import t from 'tap'
 import { cpSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FerryRecord, MessageRec } from '../../../lib/model.js'
-import { ferry, FIXTURES, kit, tempDir } from '../../kit.js'
+import { FIXTURES, kit, tempDir } from '../../kit.js'
 // @ts-expect-error: the fixture generator is plain JavaScript
 import { MIGRATED, PAGINATED, migratedThread, paginatedThread } from '../../../fixtures/codex/make-paginated.mjs'
 
+// Rollout folders are in local time; the fixtures were made in UTC.
+process.env.TZ = 'UTC'
 const cx = kit('codex')
 const FIX = join(FIXTURES, 'codex', 'paginated')
 const msgs = (recs: FerryRecord[]) => recs.filter((r): r is MessageRec => r.kind === 'message')
@@ -60,11 +62,9 @@ t.test('turn items without response items (a migrated thread) are read; a resume
 t.test('native round trip of paginated rollouts is byte-identical (turn items are not written twice; repeated ordinals come out contiguous)', async (t) => {
   const h = home(t)
   for (const id of [PAGINATED, MIGRATED]) {
+    // In process (the CLI's cat | write is the contract suite's): the records with their native text, into an empty store.
     const out = tempDir(t)
-    const cat = await ferry(['--home', h, 'cat', `codex:${id}`])
-    t.equal(cat.code, 0, cat.stderr)
-    const w = await ferry(['write', '--to', 'codex', '--out', `${out}/`], { input: cat.stdout })
-    t.equal(w.code, 0, w.stderr)
+    await cx.write(cx.ctx(out, { roots: { codex: out } }), await cx.read(cx.ctx(h), id, { native: true }))
     const name = id === PAGINATED ? `rollout-2026-12-07T06-00-00-${id}.jsonl` : `rollout-2026-12-07T07-00-00-${id}.jsonl`
     const src = readFileSync(join(h, '.codex', 'sessions', '2026', '12', '07', name), 'utf8')
     // The sink keeps ordinals contiguous (as it does when lines were dropped): a resume's repeated ones are renumbered.
@@ -76,9 +76,8 @@ t.test('native round trip of paginated rollouts is byte-identical (turn items ar
 t.test('converted into Claude Code, the migrated turns arrive', async (t) => {
   const h = home(t)
   const out = tempDir(t)
-  const r = await ferry(['--home', h, 'convert', `codex:${MIGRATED}`, '--to', 'claude-code', '--out', `${out}/`])
-  t.equal(r.code, 0, r.stderr)
-  const file = r.stdout.trim().split('\t')[2]!
+  const [w] = await kit('claude-code').write(cx.ctx(out, { roots: { 'claude-code': out } }), await cx.read(cx.ctx(h), MIGRATED))
+  const file = w!.path
   const entries = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === 'user' || e.type === 'assistant')
   const said = entries.map((e) => JSON.stringify(e.message.content))
   for (const s of ['What is in b.txt?', 'b.txt holds the word banana.', 'And a.txt?', 'a.txt holds apple.']) t.equal(said.filter((c) => c.includes(s)).length, 1, `${s} in one entry`)
