@@ -3,9 +3,9 @@ import t from 'tap'
 import Database from 'better-sqlite3'
 import { appendFileSync, chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, FIXTURES, ferry, sampleHome, tempDir, tree } from '../kit.js'
+import { ROOT, FIXTURES, ferry, kit, sampleHome, tempDir, tree } from '../kit.js'
 import { compatTable, lastVerifiedOk, splicedCompat } from '../../lib/doctor/compat-table.js'
-import { compareVersions, doctorHarnesses } from '../../lib/doctor/check.js'
+import { compareVersions, doctor, doctorHarnesses, failed } from '../../lib/doctor/check.js'
 
 /** An empty PATH but for what the test puts there: no agent of this machine is found. */
 const noAgents = (dir: string) => ({ PATH: dir })
@@ -72,21 +72,24 @@ t.test('a clean store exits 0; one unknown record type injected is named with it
   t.ok(JSON.parse(torn.stdout).agents[0].unreadable.length > 0, 'a broken line is unreadable')
 })
 
-t.test('a SQLite store: a table or a column the verified schema does not have is reported, exit 1; the database is not changed', async (t) => {
+t.test('a SQLite store: a table or a column the verified schema does not have is reported; the database is not changed', async (t) => {
+  // In process (the exit code and the text are the CLI tests' above).
   const home = join(tempDir(t), 'home')
   cpSync(join(FIXTURES, 'home', '.local', 'share', 'opencode'), join(home, '.local', 'share', 'opencode'), { recursive: true })
   const db = join(home, '.local', 'share', 'opencode', 'opencode.db')
-  const bin = tempDir(t)
-  const ok = await ferry(['--home', home, 'doctor', '--harness', 'opencode'], { env: noAgents(bin) })
-  t.equal(ok.code, 0, ok.stdout + ok.stderr)
+  const ctx = kit('opencode').ctx(home)
+  const [ok] = await doctor(ctx, { only: ['opencode'] })
+  t.same([ok!.unknown, ok!.unreadable, failed([ok!])], [[], [], false], 'the fixture database: every table known')
   const d = new Database(db)
   d.exec('CREATE TABLE session_v9 (id TEXT PRIMARY KEY, data TEXT); ALTER TABLE part ADD COLUMN state TEXT')
   d.close()
   const before = readFileSync(db)
-  const bad = await ferry(['--home', home, 'doctor', '--harness', 'opencode'], { env: noAgents(bin) })
-  t.equal(bad.code, 1, bad.stderr)
-  t.match(bad.stdout, `unknown opencode/table session_v9: 1 in 1 session, e.g. ${db} (table session_v9)`)
-  t.match(bad.stdout, `unknown opencode/column part.state: 1 in 1 session, e.g. ${db} (table part)`)
+  const [bad] = await doctor(ctx, { only: ['opencode'] })
+  t.same(bad!.unknown, [
+    { type: 'opencode/column part.state', count: 1, sessions: 1, example: `${db} (table part)` },
+    { type: 'opencode/table session_v9', count: 1, sessions: 1, example: `${db} (table session_v9)` },
+  ])
+  t.ok(failed([bad!]), 'exit 1')
   t.same(readFileSync(db), before, 'the database is unchanged')
 })
 
