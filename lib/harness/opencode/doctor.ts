@@ -47,5 +47,8 @@ export const doctor: DoctorSpec = {
     session_share: ['*'],
     todo: ['*'],
     workspace: ['*'],
+    // OpenCode 2's (the v2 reader of issue #42, fixtures/opencode/opencode2-db.mjs): the migration marker and the v2 sessions.
+    kv: ['*'],
+    session_v2: ['id', 'project_id', 'workspace_id', 'parent_id', 'fork_session_id', 'fork_boundary', 'slug', 'directory', 'path', 'title', 'version', 'share_url', 'summary_additions', 'summary_deletions', 'summary_files', 'summary_diffs', 'metadata', 'cost', 'tokens_input', 'tokens_output', 'tokens_reasoning', 'tokens_cache_read', 'tokens_cache_write', 'revert', 'permission', 'agent', 'model', 'time_created', 'time_updated', 'time_idle', 'time_viewed', 'idle_outcome', 'time_compacting', 'time_archived', 'time_suspended', 'resume_attempts'],
   },
 }
