@@ -43,6 +43,7 @@ const COMMANDS = {
   stats: () => import('./commands/stats.js'),
   mcp: () => import('./commands/mcp.js'),
   pick: () => import('./commands/pick.js'),
+  doctor: () => import('./commands/doctor.js'),
 } as const
 type CommandWord = keyof typeof COMMANDS
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

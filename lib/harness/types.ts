@@ -168,6 +168,33 @@ export interface HarnessSpec<Id extends string = string, RF extends Flags = Flag
    * active branch). `ferry stats` counts it. Absent: every response's usage is on its message.
    */
   nativeUsage?(rec: NativeRec): NativeUsage | undefined
+  /** What `ferry doctor` knows of the agent (its program, the versions verified, what a scan counts as understood); absent: not checked. */
+  doctor?: DoctorSpec
+}
+
+/**
+ * `ferry doctor`'s data for one agent (`lib/harness/<id>/doctor.ts`). The same data is the
+ * format doc's `Last verified` line and its row in docs/formats/README.md (both checked by a test).
+ */
+export interface DoctorSpec {
+  /** Executables the agent installs (the first found on PATH is taken). */
+  bins: readonly string[]
+  /** npm packages whose package.json, above the executable's real path, gives the version without running it. */
+  packages?: readonly string[]
+  /** The client and versions the format was last verified against; `versions` empty: never run here (`how` says against what). */
+  verified: { client: string; versions: readonly string[]; date: string; how: string }
+  /** What is known not to be covered, for the compatibility table. */
+  notCovered: readonly string[]
+  /**
+   * The `native_type`s of `native` records and `unknown` blocks that the reader produces on purpose (exact,
+   * or a prefix ending in `*`). Anything else a scan finds is a type ferry does not understand.
+   */
+  known: readonly string[]
+  /**
+   * For a store kept in SQLite: every table of the verified schema and its columns (`['*']`: any, for
+   * tables ferry never reads). A table or column of a session's database not listed is reported.
+   */
+  tables?: Readonly<Record<string, readonly string[]>>
 }
 
 /**

@@ -43,6 +43,8 @@ function layer(path: string): { rank: number; name: string } {
   if (path.startsWith('transforms/')) return { rank: 3, name: 'transforms' }
   // Counting usage reads sessions through any harness's reader, the archive's too, as the archive jobs do.
   if (path.startsWith('lib/stats/')) return { rank: 2.6, name: 'stats' }
+  // `ferry doctor` lists and reads every store through the registry, as stats does.
+  if (path.startsWith('lib/doctor/')) return { rank: 2.6, name: 'doctor' }
   // Application services compose harnesses (and the archive): `continue`.
   if (path.startsWith('lib/app/')) return { rank: 2.7, name: 'app' }
   // The archive database sits below the harnesses (the archive harness is built on it); the jobs

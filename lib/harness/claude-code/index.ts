@@ -9,6 +9,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { doctor } from './doctor.js'
 import { hooks } from './hooks.js'
 import { nativeUsage } from './usage.js'
 
@@ -20,4 +21,5 @@ export const claudeCode = defineHarness({
   resumeHint: 'claude --resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks, nativeUsage,
+  doctor,
 })

@@ -58,6 +58,10 @@ const NO_RESULT = '[ferry] No result was recorded for this tool call.'
 interface WrittenTarget {
   projectDir: string
   sessionId: string
+  /** A written sub-agent (a sub-agent it spawned goes beside it, naming it `parentAgentId`). */
+  agentId?: string
+  /** Its `spawnDepth` (1: spawned by the main session). */
+  depth?: number
 }
 
 export function safeToolId(id: string): string {
@@ -108,6 +112,7 @@ class ClaudeWriter implements SessionWriter {
     private readonly same: boolean,
     private readonly agentId: string | undefined,
     startTs: string,
+    private readonly nest: { parentAgentId?: string; depth: number } = { depth: 1 },
   ) {
     this.source = sourceHarness(header)
     this.lastTs = startTs
@@ -126,7 +131,7 @@ class ClaudeWriter implements SessionWriter {
       const fromName = same ? /^agent-([A-Za-z0-9_-]{1,64})$/.exec(header.native_id)?.[1] : undefined
       const fromLink = header.parent?.agent_id && /^[A-Za-z0-9_-]{1,64}$/.test(header.parent.agent_id) ? header.parent.agent_id : undefined
       agentId = fromName ?? fromLink ?? `a${shortHash(header.sid, 16)}`
-      target = parent
+      target = { projectDir: parent.projectDir, sessionId: parent.sessionId }
       path = join(parent.projectDir, parent.sessionId, 'subagents', `agent-${agentId}.jsonl`)
     } else {
       const sessionId = same && isUuid(header.native_id) ? header.native_id : v5(`session:${header.sid}`)
@@ -143,10 +148,12 @@ class ClaudeWriter implements SessionWriter {
     } catch (err) {
       // The parent is already in the store (a re-run, or a run cut between parent and sub-agent):
       // its sub-agents still go under it, so a re-run completes the store instead of skipping them.
-      if (err instanceof ExistsError && agentId === undefined) written.set(header.sid, target)
+      if (err instanceof ExistsError) written.set(header.sid, agentId === undefined ? target : { ...target, agentId, depth: (parent?.depth ?? 0) + 1 })
       throw err
     }
-    return new ClaudeWriter(ctx, header, opts, file, target, written, same, agentId, startTs)
+    // Sub-agents of sub-agents sit in the same folder; their meta names the agent that spawned them.
+    const nest = { ...(parent?.agentId ? { parentAgentId: parent.agentId } : {}), depth: (parent?.depth ?? 0) + 1 }
+    return new ClaudeWriter(ctx, header, opts, file, target, written, same, agentId, startTs, nest)
   }
 
   private get sessionDir(): string {
@@ -489,7 +496,7 @@ class ClaudeWriter implements SessionWriter {
       if (err instanceof ExistsError && this.agentId === undefined) this.written.set(this.header.sid, this.target)
       throw err
     }
-    if (this.agentId === undefined) this.written.set(this.header.sid, this.target)
+    this.written.set(this.header.sid, this.agentId === undefined ? this.target : { ...this.target, agentId: this.agentId, depth: this.nest.depth })
     return {
       harness: HARNESS,
       id: this.agentId !== undefined ? `agent-${this.agentId}` : this.target.sessionId,
@@ -510,7 +517,8 @@ class ClaudeWriter implements SessionWriter {
         agentType: typeof agentType === 'string' ? agentType : 'general-purpose',
         description: this.title ?? '',
         ...(tu ? { toolUseId: safeToolId(tu) } : {}),
-        spawnDepth: 1,
+        ...(this.nest.parentAgentId ? { parentAgentId: this.nest.parentAgentId } : {}),
+        spawnDepth: this.nest.depth,
         ...(this.header.model ? { model: this.header.model } : {}),
         finished: true,
       })

@@ -11,6 +11,7 @@
  */
 import { Readable } from 'node:stream'
 import { statSync } from 'node:fs'
+import type { Dirent } from 'node:fs'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import type { Code } from '../../codes.js'
@@ -42,7 +43,7 @@ interface Target {
   nativeId: string
   sid: string
   parent?: SessionLink
-  subagent?: { meta?: JsonObject; metaRaw?: string; agentId: string }
+  subagent?: { meta?: JsonObject; metaRaw?: string; agentId: string; side: string }
   /** What discovery already read from the file's head and tail (the main session): not read a second time. */
   known?: SessionInfo
 }
@@ -63,32 +64,70 @@ async function* readAll(ctx: StoreContext, info: SessionInfo, opts: ReadOpts): A
   // Most sessions have no side folder: one stat says so, instead of a failing readdir (an error built, a thread-pool trip).
   if (!isDirSync(sideDir(info.path))) return
   const dir = join(sideDir(info.path), 'subagents')
-  let names: string[] = []
-  try {
-    names = (await readdir(dir)).filter((n) => /^agent-[A-Za-z0-9_-]+\.jsonl$/.test(n)).sort()
-  } catch {
-    return
-  }
-  for (const name of names) {
-    const stem = basename(name, '.jsonl')
-    const agentId = stem.slice('agent-'.length)
+  // One transcript per agent id (the first found): an id names one session.
+  const ids = new Set<string>()
+  const agents = (await subagentFiles(dir)).filter((a) => !ids.has(a.agentId) && ids.add(a.agentId))
+  for (const a of agents) {
+    const { stem, agentId } = a
     let meta: JsonObject | undefined
     let metaRaw: string | undefined
     try {
-      metaRaw = await readFile(join(dir, `${stem}.meta.json`), 'utf8')
+      metaRaw = await readFile(join(a.dir, `${stem}.meta.json`), 'utf8')
       const m: unknown = JSON.parse(metaRaw)
       if (isObj(m)) meta = m
     } catch (err) {
       // A sub-agent without its meta file is normal (older clients); a broken one is worth a word.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        ctx.diagnostics.warn('bad-meta', `unreadable sub-agent meta: ${reason(err)}`, { file: join(dir, `${stem}.meta.json`) }, HARNESS)
+        ctx.diagnostics.warn('bad-meta', `unreadable sub-agent meta: ${reason(err)}`, { file: join(a.dir, `${stem}.meta.json`) }, HARNESS)
       }
     }
-    const toolUseId = typeof meta?.toolUseId === 'string' ? meta.toolUseId : shared.agentCalls.get(agentId)
-    const parent: SessionLink = { sid: info.sid, kind: 'subagent', agent_id: agentId, ...(toolUseId ? { tool_use_id: toolUseId } : {}) }
-    const sub: NonNullable<Target['subagent']> = { agentId, ...(meta ? { meta } : {}), ...(metaRaw !== undefined ? { metaRaw } : {}) }
-    yield* readOne(ctx, { path: join(dir, name), nativeId: stem, sid: sessionKey(HARNESS, stem), parent, subagent: sub }, opts, shared)
+    a.meta = meta
+    a.metaRaw = metaRaw
   }
+  // A sub-agent a sub-agent spawned names it (`parentAgentId`; `spawnDepth` counts from 1): parents are read first.
+  const depth = (a: AgentFile) => (typeof a.meta?.spawnDepth === 'number' ? a.meta.spawnDepth : 1)
+  agents.sort((x, y) => depth(x) - depth(y) || (x.rel < y.rel ? -1 : x.rel > y.rel ? 1 : 0))
+  for (const a of agents) {
+    const { stem, agentId, meta, metaRaw } = a
+    const toolUseId = typeof meta?.toolUseId === 'string' ? meta.toolUseId : shared.agentCalls.get(agentId)
+    const up = typeof meta?.parentAgentId === 'string' && meta.parentAgentId !== agentId && ids.has(meta.parentAgentId) ? sessionKey(HARNESS, `agent-${meta.parentAgentId}`) : info.sid
+    const parent: SessionLink = { sid: up, kind: 'subagent', agent_id: agentId, ...(toolUseId ? { tool_use_id: toolUseId } : {}) }
+    const sub: NonNullable<Target['subagent']> = { agentId, side: sideDir(info.path), ...(meta ? { meta } : {}), ...(metaRaw !== undefined ? { metaRaw } : {}) }
+    yield* readOne(ctx, { path: join(a.dir, `${stem}.jsonl`), nativeId: stem, sid: sessionKey(HARNESS, stem), parent, subagent: sub }, opts, shared)
+  }
+}
+
+interface AgentFile {
+  dir: string
+  /** The path under `subagents/`, for a stable order. */
+  rel: string
+  stem: string
+  agentId: string
+  meta?: JsonObject | undefined
+  metaRaw?: string | undefined
+}
+
+/** Levels of folders under `subagents/` a transcript may sit in (the client accepts a relative path of a few segments). */
+const MAX_AGENT_DIRS = 5
+
+/** Every `agent-<id>.jsonl` under `subagents/`, in it or in folders below it (symlinks not followed). */
+async function subagentFiles(dir: string, rel = '', level = 0): Promise<AgentFile[]> {
+  let entries: Dirent[] = []
+  try {
+    entries = await readdir(dir, { withFileTypes: true })
+  } catch {
+    return []
+  }
+  const out: AgentFile[] = []
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (e.isFile() && /^agent-[A-Za-z0-9_-]+\.jsonl$/.test(e.name)) {
+      const stem = basename(e.name, '.jsonl')
+      out.push({ dir, rel: rel + e.name, stem, agentId: stem.slice('agent-'.length) })
+    } else if (e.isDirectory() && level < MAX_AGENT_DIRS && /^[A-Za-z0-9_.-]+$/.test(e.name) && e.name !== '..' && e.name !== '.') {
+      out.push(...(await subagentFiles(join(dir, e.name), `${rel}${e.name}/`, level + 1)))
+    }
+  }
+  return out
 }
 
 function isDirSync(p: string): boolean {
@@ -289,7 +328,7 @@ async function* readFromFile(ctx: StoreContext, t: Target, opts: ReadOpts, share
     yield em.count({ kind: 'native', sid: t.sid, id: em.id('meta'), seq: em.seq++, native_type: `${HARNESS}/subagent-meta`, native: { format, file: 'meta.json', raw: t.subagent.metaRaw } })
   }
 
-  const side = sideDir(t.subagent ? join(t.path, '..', '..') + '.jsonl' : t.path)
+  const side = t.subagent ? t.subagent.side : sideDir(t.path)
   const reporter = new LineReporter(ctx, HARNESS, t.path)
   const bad = (l: { no: number; unterminated?: boolean }, reason: string): void => {
     reporter.bad(l, reason)
@@ -447,6 +486,11 @@ async function mapEntry(em: Emitter, no: number, type: string, uuid: string, obj
         return out
       }
     }
+    const notice = noticeOf(subtype, obj)
+    if (notice) {
+      out.push(em.count({ kind: 'message', ...base(em, no, uuid, obj, raw), seq: em.seq++, role: 'system', context: true, context_kind: 'other', blocks: [{ type: 'text', text: notice.text }], x: notice.x }))
+      return out
+    }
     out.push(em.count(em.nativeRec(no, `system:${subtype || 'unknown'}`, obj, raw)))
     return out
   }
@@ -497,6 +541,30 @@ async function mapEntry(em: Emitter, no: number, type: string, uuid: string, obj
 }
 
 /** A slash-command call or its printed output, else null. */
+/**
+ * System entries that say something to the user (Claude Code 2.1.332): `away_summary` (the recap shown
+ * when the user comes back), `informational` (a notice, with its `level`), `api_error` (a failed request
+ * being retried). Context for the reader of a transcript, not conversation; the rest stay native.
+ */
+function noticeOf(subtype: string, obj: JsonObject): { text: string; x: Record<string, unknown> } | undefined {
+  const x: Record<string, unknown> = { [`${HARNESS}.subtype`]: subtype }
+  if (subtype === 'away_summary' || subtype === 'informational') {
+    if (typeof obj.content !== 'string' || obj.content === '') return undefined
+    if (typeof obj.level === 'string') x[`${HARNESS}.level`] = obj.level
+    return { text: obj.content, x }
+  }
+  if (subtype === 'api_error') {
+    const e = isObj(obj.error) ? obj.error : undefined
+    const inner = e && isObj(e.error) ? e.error : undefined
+    const message = typeof obj.error === 'string' ? obj.error : typeof inner?.message === 'string' ? inner.message : typeof e?.message === 'string' ? e.message : undefined
+    if (!message) return undefined
+    for (const k of ['retryInMs', 'retryAttempt', 'maxRetries']) if (typeof obj[k] === 'number') x[`${HARNESS}.${k}`] = obj[k]
+    const retry = typeof obj.retryAttempt === 'number' && typeof obj.maxRetries === 'number' ? ` (attempt ${obj.retryAttempt} of ${obj.maxRetries})` : ''
+    return { text: `API error${retry}: ${message}`, x }
+  }
+  return undefined
+}
+
 function commandRecord(em: Emitter, no: number, uuid: string, obj: JsonObject, raw: string | undefined, text: string): MessageRec | null {
   const cmd = parseCommand(text)
   if (cmd) {

@@ -140,6 +140,18 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
       } catch {
         /* skip */
       }
+    } else if (!prompt && l.includes('"UserMessage"')) {
+      // Paginated history: a migrated thread may hold the prompt only as its turn item.
+      try {
+        const o = JSON.parse(l)
+        const it = o.payload?.item
+        if (o.type === 'event_msg' && o.payload.type === 'item_completed' && it?.type === 'UserMessage' && Array.isArray(it.content)) {
+          const text = it.content.map((c: any) => (c?.type === 'text' && typeof c.text === 'string' ? c.text : '')).join('')
+          if (text.trim()) prompt = text
+        }
+      } catch {
+        /* skip */
+      }
     }
   }
   const custom = opts.names?.get(id.toLowerCase())

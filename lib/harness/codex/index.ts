@@ -9,6 +9,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { doctor } from './doctor.js'
 import { hooks } from './hooks.js'
 
 export const codex = defineHarness({
@@ -19,4 +20,5 @@ export const codex = defineHarness({
   resumeHint: 'codex resume <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks,
+  doctor,
 })

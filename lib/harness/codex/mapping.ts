@@ -22,6 +22,7 @@ import {
   type Usage,
 } from '../../model.js'
 import { userContextKind } from './context.js'
+import { PaginatedItems } from './paginated.js'
 
 export interface MapperOptions {
   sid: string
@@ -78,6 +79,13 @@ export class RolloutMapper {
   private readonly spawned = new Map<string, string>()
   private sawUsageRecord = false
   private sawSession = false
+  /** Paginated history: turn items committed as `item_completed`, ordinals that repeat (paginated.ts). */
+  private readonly paginated = new PaginatedItems((role, blocks, loc, ts, no, extra) => {
+    // Its line is also a native record, emitted just before: the message names the line without its text.
+    const rec = this.message(role, blocks, `${loc}#item`, ts, '', no, extra)
+    if (rec.native) delete rec.native.raw
+    return rec
+  }, (rec) => this.emitMessage(rec))
 
   constructor(o: MapperOptions) {
     this.o = o
@@ -98,10 +106,11 @@ export class RolloutMapper {
       const head = buf.toString('latin1', 0, Math.min(buf.length, 200))
       const m = ENVELOPE.exec(head)
       if (m && (m[3] === 'world_state' || (m[3] === 'event_msg' && m[4] !== undefined && !NEEDED_EVENTS.has(m[4])))) {
-        const loc = m[2] !== undefined ? `o${m[2]}` : `l${no}`
+        const loc = m[2] !== undefined ? this.paginated.ordinalLoc(Number(m[2]), no) : `l${no}`
         const type = m[3] === 'event_msg' ? `event_msg:${m[4]}` : m[3]!
         const rec: FerryRecord = { kind: 'native', sid: this.o.sid, id: recordId(this.o.sid, loc), native_type: `codex/${type}`, ts: m[1]! }
         if (this.o.native) rec.native = this.nativeOf(buf.toString('utf8'), no)
+        this.paginated.release()
         this.natives++
         this.emit(rec)
         return
@@ -136,6 +145,7 @@ export class RolloutMapper {
   /** Flushes the held record and emits `end`. */
   finish(complete: boolean): void {
     if (!this.sawSession) this.header(undefined, undefined)
+    this.paginated.finish()
     this.flush()
     this.o.push({
       kind: 'end',
@@ -163,6 +173,7 @@ export class RolloutMapper {
   private header(meta: any, text: string | undefined): void {
     this.sawSession = true
     const p = meta ?? {}
+    this.paginated.meta(p)
     if (typeof p.cli_version === 'string') this.format = `codex/jsonl@${p.cli_version}`
     const x: Record<string, unknown> = {}
     for (const k of ['originator', 'source', 'thread_source', 'forked_from_id', 'parent_thread_id', 'agent_nickname', 'agent_role']) {
@@ -198,7 +209,7 @@ export class RolloutMapper {
   }
 
   private locator(obj: any, no: number): string {
-    if (typeof obj.ordinal === 'number') return `o${obj.ordinal}`
+    if (typeof obj.ordinal === 'number') return this.paginated.ordinalLoc(obj.ordinal, no)
     const id = obj.payload?.id
     if (typeof id === 'string' && id !== '' && !this.seenIds.has(id)) {
       this.seenIds.add(id)
@@ -211,16 +222,25 @@ export class RolloutMapper {
     const loc = this.locator(obj, no)
     const p = obj.payload ?? {}
     const ts: string | null = typeof obj.timestamp === 'string' ? obj.timestamp : null
+    if (obj.type !== 'response_item') this.paginated.release()
     switch (obj.type) {
       case 'response_item':
+        this.paginated.responseItem(p)
         return this.responseItem(p, loc, ts, text, no)
       case 'turn_context':
         if (typeof p.model === 'string') this.model = p.model
         if (typeof p.turn_id === 'string') this.turn = p.turn_id
+        this.paginated.newTurn(p.turn_id)
         return this.emitNative(obj, no, text, 'codex/turn_context', loc)
       case 'event_msg':
         this.event(p)
-        return this.emitNative(obj, no, text, `codex/event_msg:${p.type}`, loc)
+        this.emitNative(obj, no, text, `codex/event_msg:${p.type}`, loc)
+        if (p.type === 'item_completed') this.paginated.completed(p, loc, ts, no)
+        return
+      case 'session_meta':
+        // A resumed rollout repeats it: the mode it names holds from here.
+        this.paginated.meta(p)
+        return this.emitNative(obj, no, text, 'codex/session_meta', loc)
       case 'token_usage_record':
         this.sawUsageRecord = true
         this.attachUsage(p.usage)

@@ -3,11 +3,14 @@
  *
  * Same-harness records that still carry their original line (`native.raw`)
  * are written verbatim, so an untouched Codex session comes back byte for
- * byte (keeping its id). Everything else is written in the classic dialect:
- * `session_meta`, a `turn_context` per prompt, `response_item` messages,
- * `function_call` / `custom_tool_call` (apply_patch) with their outputs, an
- * `event_msg` `user_message` per prompt (listings need it) and `token_count`
- * for usage. Tool calls go through the shared tool table (`toNative`).
+ * byte (keeping its id). Everything else is written as Codex 0.171 writes a
+ * new thread, in paginated history mode (`history_mode: "paginated"`, an
+ * ordinal on every line): `session_meta`, a `turn_context` per prompt,
+ * `response_item` messages, `function_call` / `custom_tool_call` (apply_patch)
+ * with their outputs, the turn items as `event_msg` `item_completed`
+ * (`UserMessage` per prompt, which listings read; `AgentMessage` beside each
+ * assistant text) and `token_count` for usage. Tool calls go through the
+ * shared tool table (`toNative`).
  */
 import { join } from 'node:path'
 import type { StoreContext } from '../../context.js'
@@ -48,6 +51,8 @@ class RolloutWriter implements SessionWriter {
   private lastTs: string
   private turnNo = 0
   private turnOpen = false
+  private turnId = ''
+  private items = 0
   private lastRawLine = -1
   private compaction: { payload: Record<string, unknown>; ts: string; history: unknown[] } | null = null
   private skipReplacement = false
@@ -81,7 +86,8 @@ class RolloutWriter implements SessionWriter {
     const file = await AtomicFile.create(path, { force: opts.force === true, root: dir })
     const model = opts.model || (source === 'codex' && header.model) || config.model || DEFAULT_MODEL
     const cwd = header.cwd && header.cwd.startsWith('/') ? header.cwd : ctx.home
-    const useOrdinals = raw !== undefined && ORDINAL_PREFIX.test(raw.slice(0, 120))
+    // Ours are written as 0.171 writes (paginated, with ordinals); a verbatim restore keeps what its lines had.
+    const useOrdinals = raw === undefined || ORDINAL_PREFIX.test(raw.slice(0, 120))
     const w = new RolloutWriter(file, header, id, source, useOrdinals, model, cwd, opts.force === true)
     if (raw !== undefined) {
       w.writeRaw(raw)
@@ -106,6 +112,7 @@ class RolloutWriter implements SessionWriter {
       source: 'cli',
       model_provider: provider,
       base_instructions: null,
+      history_mode: 'paginated',
     }
     const git: Record<string, string> = {}
     if (h.git?.commit) git.commit_hash = h.git.commit
@@ -226,8 +233,8 @@ class RolloutWriter implements SessionWriter {
       if (!content.length) return
       await this.startTurn(ts)
       await this.line(ts, 'response_item', { type: 'message', role: 'user', content })
-      const text = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n')
-      await this.line(ts, 'event_msg', { type: 'user_message', message: text, kind: 'plain' })
+      const input = blocks.flatMap((b): Record<string, unknown>[] => (b.type === 'text' ? [{ type: 'text', text: b.text, text_elements: [] }] : b.type === 'image' && b.data ? [{ type: 'image', image_url: `data:${b.mime};base64,${b.data}` }] : []))
+      await this.turnItem(ts, { type: 'UserMessage', id: this.itemId(ts), content: input })
     }
     for (const b of rec.blocks) {
       if (b.type === 'tool_result') {
@@ -242,6 +249,7 @@ class RolloutWriter implements SessionWriter {
     this.turnNo++
     this.turnOpen = true
     const turnId = derivedUuidV7(`${this.id}:turn:${this.turnNo}`, new Date(ts))
+    this.turnId = turnId
     await this.line(ts, 'turn_context', {
       turn_id: turnId,
       cwd: this.cwd,
@@ -260,7 +268,11 @@ class RolloutWriter implements SessionWriter {
       const content = this.contentParts(text, true)
       text = []
       if (content.length) {
-        const item: Record<string, unknown> = { type: 'message', role: 'assistant', content }
+        // The turn item first, then the response item with its id (as 0.171 writes them).
+        const id = `msg_${this.itemId(ts)}`
+        const said = content.flatMap((c: any) => (c?.type === 'output_text' ? [{ type: 'Text', text: c.text }] : []))
+        if (said.length) await this.turnItem(ts, { type: 'AgentMessage', id, content: said })
+        const item: Record<string, unknown> = { type: 'message', role: 'assistant', content, ...(said.length ? { id } : {}) }
         if (this.source === 'codex' && typeof rec.x?.['codex.phase'] === 'string') item.phase = rec.x['codex.phase']
         await this.line(ts, 'response_item', item)
       }
@@ -297,6 +309,17 @@ class RolloutWriter implements SessionWriter {
       if (u.reasoning_tokens !== undefined) last.reasoning_output_tokens = u.reasoning_tokens
       await this.line(ts, 'event_msg', { type: 'token_count', info: { total_token_usage: last, last_token_usage: last, model_context_window: null }, rate_limits: null })
     }
+  }
+
+  /** A turn item of paginated history (`event_msg` `item_completed`). */
+  private turnItem(ts: string, item: Record<string, unknown>): Promise<void> {
+    const ms = new Date(ts).getTime()
+    return this.line(ts, 'event_msg', { type: 'item_completed', thread_id: this.id, turn_id: this.turnId, item, started_at_ms: ms, completed_at_ms: ms })
+  }
+
+  /** A stable id for the next item of this session. */
+  private itemId(ts: string): string {
+    return derivedUuidV7(`${this.id}:item:${++this.items}`, new Date(ts))
   }
 
   private async toolUse(b: ToolUseBlock, ts: string, rec: MessageRec): Promise<void> {

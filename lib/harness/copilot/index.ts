@@ -10,6 +10,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { doctor } from './doctor.js'
 
 export const copilot = defineHarness({
   id: 'copilot',
@@ -18,4 +19,5 @@ export const copilot = defineHarness({
   resumeHint: 'copilot --resume=<id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  doctor,
 })

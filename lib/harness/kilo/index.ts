@@ -10,6 +10,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { doctor } from './doctor.js'
 
 export const kilo = defineHarness({
   id: 'kilo',
@@ -20,4 +21,5 @@ export const kilo = defineHarness({
   oneSessionPerFile: true,
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  doctor,
 })

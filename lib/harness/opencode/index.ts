@@ -10,6 +10,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { doctor } from './doctor.js'
 import { hooks } from './hooks.js'
 
 export const opencode = defineHarness({
@@ -21,4 +22,5 @@ export const opencode = defineHarness({
   oneSessionPerFile: true,
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks,
+  doctor,
 })

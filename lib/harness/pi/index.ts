@@ -9,6 +9,7 @@ import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
 import { tools } from './tools.js'
+import { doctor } from './doctor.js'
 
 export const pi = defineHarness({
   id: 'pi',
@@ -17,4 +18,5 @@ export const pi = defineHarness({
   resumeHint: 'pi --session <id>',
   // The contract's parts, each from its own file (lib/harness/README.md).
   store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  doctor,
 })

@@ -87,7 +87,7 @@ function claudeStream(): FerryRecord[] {
   ] as FerryRecord[]
 }
 
-t.test('a Claude-shaped session becomes a resumable classic rollout', async (t) => {
+t.test('a Claude-shaped session becomes a resumable rollout, written as 0.171 writes a new thread (paginated)', async (t) => {
   const home = tempDir(t)
   const [w] = await cx.write(cx.ctx(home), claudeStream())
   t.equal(w!.from, SID)
@@ -95,7 +95,8 @@ t.test('a Claude-shaped session becomes a resumable classic rollout', async (t) 
   t.match(w!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'UUIDv7')
   const lines = jsonl(w!.path)
   t.equal(lines[0].type, 'session_meta')
-  t.match(lines[0].payload, { id: w!.id, cwd: '/home/dev/demo-app', originator: 'codex_cli_rs', cli_version: '0.171.0', source: 'cli', model_provider: 'openai' })
+  t.match(lines[0].payload, { id: w!.id, cwd: '/home/dev/demo-app', originator: 'codex_cli_rs', cli_version: '0.171.0', source: 'cli', model_provider: 'openai', history_mode: 'paginated' })
+  t.same(lines.map((l) => l.ordinal), lines.map((_, i) => i), 'an ordinal on every line, from 0')
   t.equal(lines[1].type, 'turn_context')
   const items = lines.filter((l) => l.type === 'response_item').map((l) => l.payload)
   t.same(items.map((p) => p.type), ['message', 'message', 'function_call', 'function_call_output', 'message'], 'foreign thinking and context dropped')
@@ -103,7 +104,11 @@ t.test('a Claude-shaped session becomes a resumable classic rollout', async (t) 
   t.ok(JSON.parse(items[2].arguments), 'arguments are a JSON string')
   t.equal(items[2].call_id, items[3].call_id)
   const ev = lines.filter((l) => l.type === 'event_msg').map((l) => l.payload)
-  t.same(ev.filter((e) => e.type === 'user_message').map((e) => e.message), ['Why does npm test fail?'], 'one user_message per prompt')
+  t.same(ev.filter((e) => e.type === 'user_message'), [], 'no user_message projection (paginated history)')
+  const turnItems = ev.filter((e) => e.type === 'item_completed').map((e) => e.item)
+  t.same(turnItems.filter((i) => i.type === 'UserMessage').map((i) => i.content), [[{ type: 'text', text: 'Why does npm test fail?', text_elements: [] }]], 'one UserMessage turn item per prompt')
+  const said = turnItems.filter((i) => i.type === 'AgentMessage')
+  t.same(said.map((i) => i.id), items.filter((p) => p.type === 'message' && p.role === 'assistant').map((p) => p.id), 'an AgentMessage turn item beside each assistant message, same id')
   t.match(ev.find((e) => e.type === 'token_count').info.last_token_usage, { input_tokens: 150, cached_input_tokens: 50, output_tokens: 20 })
   // And it reads back.
   const back = (await cx.readSettled(cx.ctx(home), w!.id)).recs
