@@ -8,8 +8,8 @@ import type { DoctorSpec } from '../types.js'
 export const doctor: DoctorSpec = {
   bins: ['cursor-agent'],
   packages: [],
-  verified: { client: 'Cursor', versions: [], date: '2026-12-02', how: 'against files laid out as Cursor lays them out; no client runs here' },
-  notCovered: ['Never run against a real client', 'CLI chats under `~/.config/Cursor/chats/` are not found'],
+  verified: { client: 'Cursor', versions: [], date: '2026-12-07', how: 'against files laid out as Cursor lays them out; no client runs here' },
+  notCovered: ['Never run against a real client'],
   // Cursor records passed through on purpose (lib/harness/cursor/).
   known: [
     'cursor/system',

@@ -8,8 +8,8 @@ import type { DoctorSpec } from '../types.js'
 export const doctor: DoctorSpec = {
   bins: ['grok'],
   packages: [],
-  verified: { client: 'Grok Build', versions: [], date: '2026-11-29', how: 'against the upstream source, not a real client' },
-  notCovered: ['Never run against a real client', '`session_search.sqlite`, `signals.json`, `events.jsonl`, `rewind_points.jsonl` and `compaction_checkpoints/` are not read'],
+  verified: { client: 'Grok Build', versions: [], date: '2026-12-07', how: 'against the upstream source, not a real client' },
+  notCovered: ['Never run against a real client', '`rewind_marker` updates are not applied (rewound turns are kept)', '`events.jsonl`, `signals.json` and `rewind_points.jsonl` are not conversation: carried as sidecars with `--native` only'],
   // Grok Build items passed through on purpose (lib/harness/grok/source.ts).
   known: [
     'grok/file',

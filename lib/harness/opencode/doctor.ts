@@ -8,8 +8,8 @@ import type { DoctorSpec } from '../types.js'
 export const doctor: DoctorSpec = {
   bins: ['opencode'],
   packages: ['opencode-ai'],
-  verified: { client: 'OpenCode', versions: ['1.18.33'], date: '2026-12-02', how: 'offline through conformance/' },
-  notCovered: ['OpenCode 2 (`session_v2`, `session_message`) is not read yet'],
+  verified: { client: 'OpenCode', versions: ['1.18.33'], date: '2026-12-07', how: 'offline through conformance/' },
+  notCovered: ['OpenCode 2.0.x verified against its upstream schema only (no 2.x client run)'],
   // OpenCode part and message kinds passed through on purpose (lib/harness/family/opencode-parts.ts).
   known: [
     'opencode/step-start',
@@ -24,6 +24,12 @@ export const doctor: DoctorSpec = {
     'opencode/message-error',
     'opencode/message-inactive',
     'opencode/file',
+    // OpenCode 2's session_message types kept as native rows (lib/harness/family/opencode-v2-read.ts).
+    'opencode/model-switched',
+    'opencode/agent-switched',
+    'opencode/location-switched',
+    'opencode/compaction-running',
+    'opencode/compaction-failed',
   ],
   // The tables of a 1.18.33 database (a genuine one from ../shared/realclients); the columns of those ferry reads.
   tables: {
