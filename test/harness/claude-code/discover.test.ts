@@ -69,7 +69,10 @@ t.test('resolve: id, unique prefix, file path, side folder; ambiguous and hostil
   t.equal((await claudeCode.resolve!(ctx, '3f1c'))?.id, FEATURE_ID)
   t.equal((await claudeCode.resolve!(ctx, join(PROJECT, `${FEATURE_ID}.jsonl`)))?.id, FEATURE_ID)
   t.equal((await claudeCode.resolve!(ctx, join(PROJECT, FEATURE_ID)))?.id, FEATURE_ID, 'side folder → its session')
-  t.equal(await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`), null)
+  // A sub-agent by the id a write reported for it (issue 46): found under its parent's folder, linked to the parent.
+  const sub = await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`)
+  t.match(sub?.path ?? '', new RegExp(`${FEATURE_ID}/subagents/agent-${AGENT_ID}\\.jsonl$`))
+  t.match(String(sub?.parent ?? ''), FEATURE_ID)
   t.equal(await claudeCode.resolve!(ctx, '../../etc/passwd'), null)
   t.equal(await claudeCode.resolve!(ctx, 'nope'), null)
   const home = cc.home(t)
