@@ -320,6 +320,16 @@ export function resultText(content: ToolResultBlock['content']): string {
   return content.map((p) => (p.type === 'text' ? p.text : '')).join('')
 }
 
+/**
+ * Whether a tool call failed: the result is flagged an error, or the command
+ * exited non-zero (OpenCode keeps `status: completed` with `metadata.exit: 7`).
+ * The one rule: readers set `is_error` by it and every writer that can flag
+ * an error flags it by it (a stream from elsewhere may carry only the exit code).
+ */
+export function failedResult(b: Pick<ToolResultBlock, 'is_error' | 'exit_code'>): boolean {
+  return b.is_error === true || (typeof b.exit_code === 'number' && b.exit_code !== 0)
+}
+
 /** Builds a session header with the format version filled in. */
 export function sessionRecord(fields: Omit<SessionRec, 'kind' | 'ferry' | 'id'> & { id?: string }): SessionRec {
   return { kind: 'session', ferry: FERRY_FORMAT, id: fields.id ?? recordId(fields.sid, 'session'), ...fields } as SessionRec

@@ -44,7 +44,7 @@ export interface MapperOptions {
 export const ENCRYPTED_SUMMARY = '[ferry] Codex compacted the conversation here. Its summary was made by the provider and is stored encrypted, so it cannot be shown; the turns before this point are kept above.'
 
 /** event_msg payload types that carry something the model lacks. */
-const NEEDED_EVENTS = new Set(['token_count', 'item_completed', 'exec_command_end', 'patch_apply_end', 'web_search_end'])
+const NEEDED_EVENTS = new Set(['token_count', 'item_completed', 'exec_command_end', 'patch_apply_end', 'web_search_end', 'mcp_tool_call_end'])
 /** Cap on remembered open calls: a file full of calls without outputs must not grow memory. */
 const MAX_OPEN = 4096
 /** Native records that may wait behind an assistant record for its usage line. */
@@ -57,7 +57,12 @@ interface OpenCall {
   custom: boolean
   nested?: unknown[]
   exit_code?: number
+  /** The call's end event says it failed (an MCP call: the output item carries no flag). */
+  failed?: boolean
 }
+
+/** What ferry writes before a failed call's output where Codex has no flag for it (the sink), read back as `is_error`. */
+export const FAILED_PREFIX = '[ferry] This call failed.'
 
 export class RolloutMapper {
   messages = 0
@@ -369,6 +374,7 @@ export class RolloutMapper {
     } else if (Array.isArray(content) && content[0]?.type === 'text' && /^Script (failed|error)/i.test(content[0].text)) {
       block.is_error = true
     }
+    if (call?.failed || (typeof content === 'string' && content.startsWith(FAILED_PREFIX))) block.is_error = true
     if (call?.nested?.length) block.structured = { 'codex.nested': call.nested }
     const x = p.type === 'custom_tool_call_output' ? { 'codex.item': 'custom_tool_call_output' } : undefined
     return this.emitMessage(this.message('user', [block], loc, ts, text, no, x ? { x } : {}))
@@ -405,6 +411,13 @@ export class RolloutMapper {
       case 'token_count':
         if (!this.sawUsageRecord) this.attachUsage(p.info?.last_token_usage)
         return
+      case 'mcp_tool_call_end': {
+        // `result` is `{"Ok": CallToolResult}` or `{"Err": "…"}`; a tool error is `Ok` with `isError`.
+        const c = this.open.get(p.call_id)
+        const r = p.result
+        if (c && (p.status === 'failed' || (r && typeof r === 'object' && ('Err' in r || r.Ok?.isError === true || r.Ok?.is_error === true)))) c.failed = true
+        return
+      }
       case 'exec_command_end': {
         const c = this.open.get(p.call_id)
         if (c && typeof p.exit_code === 'number') c.exit_code = p.exit_code

@@ -6,7 +6,7 @@
  * document's entry, rows) and the shapes a format gives its parts and infos
  * are its subclass's.
  */
-import { isObj, resultText, sourceHarness, type Block, type JsonObject, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock, type Usage } from '../../model.js'
+import { failedResult, isObj, resultText, sourceHarness, type Block, type JsonObject, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock, type Usage } from '../../model.js'
 import type { StoreContext } from '../../context.js'
 import { toNative } from '../../vocabulary/index.js'
 
@@ -230,7 +230,8 @@ export abstract class StepWriter {
     const end = Math.max(start, t)
     const text = resultText(r.content)
     const structured = this.same && r.structured && typeof r.structured === 'object' ? (r.structured as JsonObject) : {}
-    if (r.is_error) {
+    // A call OpenCode itself kept `completed` (a non-zero exit) goes back the way it was.
+    if (failedResult(r) && !(this.same && structured.status === 'completed')) {
       part.state = this.errorState(input, text, structured, { start, end })
       return
     }

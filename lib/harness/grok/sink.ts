@@ -21,7 +21,7 @@ import type { StoreContext } from '../../context.js'
 import { validate as isUuid } from 'uuid'
 import { UnsafePathError } from '../../errors.js'
 import { AtomicDir, exists, writeWholeFile } from '../../io/atomic.js'
-import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
+import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock, failedResult } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
@@ -231,7 +231,7 @@ class GrokSessionWriter implements SessionWriter {
         const images = Array.isArray(r.content) ? r.content.filter((p): p is ImageBlock => p.type === 'image' && !!p.data) : []
         await this.chat.line(JSON.stringify({ type: 'tool_result', tool_call_id: r.tool_use_id, content: text, ...(images.length ? { images: images.map((i) => ({ type: 'image', url: `data:${i.mime};base64,${i.data}` })) } : {}) }))
       }
-      await this.update(ms, { sessionUpdate: 'tool_call_update', toolCallId: r.tool_use_id, status: r.is_error ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text } }] })
+      await this.update(ms, { sessionUpdate: 'tool_call_update', toolCallId: r.tool_use_id, status: failedResult(r) ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text } }] })
     }
     if (!prompt.length) return
     if (m.context && !this.same && !chatWritten && (m.context_kind === 'summary' || m.context_kind === 'subagent')) {

@@ -19,7 +19,7 @@ import type { StoreContext } from '../../context.js'
 import { ExistsError, UnsafePathError } from '../../errors.js'
 import { AtomicFile } from '../../io/atomic.js'
 import { scanTop, str } from '../../io/json-bytes.js'
-import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativeRec, type SessionRec, type ToolUseBlock } from '../../model.js'
+import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativeRec, type SessionRec, type ToolUseBlock, failedResult } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
@@ -219,7 +219,7 @@ class PiWriter implements SessionWriter {
         await this.entry(m, 'message', { message: { role: 'user', content: [{ type: 'text', text: `[tool result ${b.tool_use_id}]\n${resultText(b.content)}` }], timestamp: this.lastMs } }, k++)
         continue
       }
-      const msg: JsonObject = { role: 'toolResult', toolCallId: b.tool_use_id, toolName: this.callNames.get(b.tool_use_id) ?? 'unknown', content, isError: b.is_error === true, timestamp: this.lastMs }
+      const msg: JsonObject = { role: 'toolResult', toolCallId: b.tool_use_id, toolName: this.callNames.get(b.tool_use_id) ?? 'unknown', content, isError: failedResult(b), timestamp: this.lastMs }
       if (this.same && b.structured !== undefined) msg.details = b.structured
       await this.entry(m, 'message', { message: msg }, k++)
     }
