@@ -21,7 +21,7 @@ import {
   type ToolResultBlock,
   type Usage,
 } from '../../model.js'
-import { userContextKind } from './context.js'
+import { harnessItems, userContextKind } from './context.js'
 
 export interface MapperOptions {
   sid: string
@@ -315,6 +315,14 @@ export class RolloutMapper {
       return this.emitMessage(this.message('assistant', blocks, loc, ts, text, no, extra))
     }
     if (role === 'user') {
+      const injected = harnessItems(p)
+      if (injected) {
+        // Injected items and the person's words in one message: the context is its own record, the words stay a prompt.
+        const ctxBlocks = blocks.filter((_, i) => injected.has(i))
+        const kind = userContextKind({}, ctxBlocks.map((b) => (b.type === 'text' ? b.text : '')).join('')) ?? 'other'
+        this.emit({ kind: 'message', sid: this.o.sid, id: recordId(this.o.sid, `${loc}#context`), role: 'user', ts, context: true, context_kind: kind, blocks: ctxBlocks })
+        return this.emitMessage(this.message('user', blocks.filter((_, i) => !injected.has(i)), loc, ts, text, no))
+      }
       const plain = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')
       const kind = userContextKind(p, plain)
       const extra: Partial<MessageRec> = kind ? { context: true, context_kind: kind } : {}
