@@ -170,7 +170,7 @@ export class RolloutMapper {
     const p = meta ?? {}
     if (typeof p.cli_version === 'string') this.format = `codex/jsonl@${p.cli_version}`
     const x: Record<string, unknown> = {}
-    for (const k of ['originator', 'source', 'thread_source', 'forked_from_id', 'parent_thread_id', 'agent_nickname', 'agent_role']) {
+    for (const k of ['originator', 'source', 'thread_source', 'forked_from_id', 'history_base', 'parent_thread_id', 'agent_nickname', 'agent_role']) {
       if (p[k] !== undefined && p[k] !== null) x[`codex.${k}`] = p[k]
     }
     if (this.o.archived) x['codex.archived'] = true
