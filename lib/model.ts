@@ -239,6 +239,11 @@ export interface BoundaryRec extends Base {
   summary?: string
   trigger?: 'auto' | 'manual' | string
   pre_tokens?: number
+  /**
+   * `false`: the turns before stay the live history (the source's summary cannot be read, e.g.
+   * Codex's encrypted one): a sink writes the boundary as a visible note, never as a compaction
+   * record that would start the target's model context after it (session-sink.ts).
+   */
   replaces_history?: boolean
 }
 

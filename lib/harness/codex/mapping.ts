@@ -475,12 +475,14 @@ export class RolloutMapper {
       type: 'compaction',
       ts,
       ...(summary !== undefined ? { summary } : {}),
-      replaces_history: Array.isArray(p.replacement_history),
+      // Encrypted: the rollout still holds every earlier item, and they stay the live history in
+      // another agent (the replacement history would leave it the prompts and an unreadable summary).
+      replaces_history: !encrypted,
       ...(encrypted ? { x: { 'codex.encrypted_summary': true } } : {}),
     }
     if (this.o.native) b.native = this.nativeOf(text, no)
     this.emit(b)
-    if (!Array.isArray(p.replacement_history)) return
+    if (!Array.isArray(p.replacement_history) || encrypted) return
     let i = 0
     for (const item of p.replacement_history) {
       i++
