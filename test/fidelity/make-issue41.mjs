@@ -48,6 +48,8 @@ export const M = {
   cq1: 'F41-CURSOR-Q1: why is the build red?',
   cq2: 'F41-CURSOR-Q2 typed after attached files',
   ca: 'F41-CURSOR-A: because a test fails.',
+  ccArgs: 'F41-CC-ARGS look at the login flow',
+  ccA: 'F41-CC-A: reviewed; the failing command exited 7.',
   oc1: 'F41-OC-P1: run the command that fails, then again.',
   ocA: 'F41-OC-A: the first run exited 7, the retry passed.',
 }
@@ -60,6 +62,7 @@ export const IDS = {
   encrypted: '019b0041-0000-7000-8000-0000000000e0',
   mixed: '019b0041-0000-7000-8000-0000000000c0',
   cursor: 'c0410041-0000-4000-8000-000000000041',
+  claude: 'c1a0d041-0000-4000-8000-000000000041',
 }
 
 const jsonl = (objs) => objs.map((o) => JSON.stringify(o)).join('\n') + '\n'
@@ -223,11 +226,43 @@ function cursor(home) {
   writeFileSync(join(dir, `${IDS.cursor}.jsonl`), jsonl(lines))
 }
 
+// Claude Code 2.1.332: a slash command with arguments the person typed, then a Bash call that
+// exits 7 (Claude Code flags it `is_error` itself) and its retry.
+function claude(home) {
+  const dir = join(home, '.claude', 'projects', '-home-dev-d-mo-app')
+  mkdirSync(dir, { recursive: true })
+  const sid = IDS.claude
+  let n = 0
+  let t = Date.parse('2026-11-25T13:00:00.000Z')
+  const uuid = () => `c1a0d041-0000-4000-8000-${String(++n).padStart(12, '0')}`
+  const env = (parentUuid) => ({ parentUuid, isSidechain: false, userType: 'external', cwd: CWD, sessionId: sid, version: '2.1.332', gitBranch: '' })
+  const lines = []
+  let last = null
+  const user = (content, extra = {}) => {
+    const u = uuid()
+    lines.push({ ...env(last), type: 'user', message: { role: 'user', content }, ...extra, uuid: u, timestamp: new Date((t += 500)).toISOString() })
+    return (last = u)
+  }
+  const assistant = (apiId, block, stop) => {
+    const u = uuid()
+    lines.push({ ...env(last), message: { model: 'claude-opus-5-5', id: apiId, type: 'message', role: 'assistant', content: [block], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 10 } }, type: 'assistant', uuid: u, timestamp: new Date((t += 500)).toISOString() })
+    return (last = u)
+  }
+  user(`<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>${M.ccArgs}</command-args>`)
+  assistant('msg_f41_1', { type: 'tool_use', id: 'toolu_f41_exit', name: 'Bash', input: { command: M.exitCmd, description: 'Fails on purpose' } }, 'tool_use')
+  user([{ type: 'tool_result', content: `Exit code 7\n${M.exitOut}`, is_error: true, tool_use_id: 'toolu_f41_exit' }], { toolUseResult: `Error: Exit code 7\n${M.exitOut}` })
+  assistant('msg_f41_2', { type: 'tool_use', id: 'toolu_f41_retry', name: 'Bash', input: { command: `echo ${M.exitOut}`, description: 'Retry' } }, 'tool_use')
+  user([{ type: 'tool_result', content: M.exitOut, is_error: false, tool_use_id: 'toolu_f41_retry' }], { toolUseResult: { stdout: M.exitOut, stderr: '', interrupted: false, isImage: false } })
+  assistant('msg_f41_3', { type: 'text', text: M.ccA }, 'end_turn')
+  writeFileSync(join(dir, `${sid}.jsonl`), jsonl(lines))
+}
+
 /** Writes every session under `home`; returns the refs. */
 export function makeHome(home) {
   codex(home)
   const oc = opencode(home)
   cursor(home)
+  claude(home)
   return { ...IDS, opencode: oc }
 }
 
