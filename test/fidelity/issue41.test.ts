@@ -5,12 +5,12 @@
 // `completed`, a Codex MCP call whose failure is only in its end event) are errors in every
 // target; the words a person typed beside injected context (Cursor, Codex) reach every target.
 import t from 'tap'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { writable } from '../../lib/harness/registry.js'
 import { collect, context, open, pipeline, sink } from '../../lib/index.js'
 import { Diagnostics } from '../../lib/diagnostics.js'
-import { tempDir } from '../kit.js'
+import { ferry, jsonl, tempDir } from '../kit.js'
 // @ts-ignore plain JS fixture builder
 import { makeHome, M, IDS } from './make-issue41.mjs'
 // @ts-ignore plain JS fixture builder: plays `opencode import`
@@ -182,4 +182,25 @@ t.test('a Codex fork written back to Codex is self-contained (no history_base to
   t.same(lines.map((l) => l.ordinal), lines.map((_, i) => i), 'ordinals contiguous from 0')
   const back = (await collect(await open(written[0].path, { ctx: context({ home: tempDir(t) }), native: false }))) as Rec[]
   checkFork(t, back, 'codex fork → codex (native)')
+})
+
+t.test('the archive: a fork reads whole after its parent is gone from the store (the archive kept the parent)', async (t) => {
+  const h = tempDir(t)
+  makeHome(h)
+  const archive = async () => ferry(['--home', h, 'archive', '--harness', 'codex', '--json'])
+  const first = await archive()
+  t.equal(first.code, 0, first.stderr)
+  const live = jsonl((await ferry(['--home', h, 'cat', `codex:${IDS.fork2}`, '--no-native'])).stdout)
+  rmSync(join(h, '.codex', 'sessions', '2026', '11', '25', `rollout-2026-11-25T09-00-00-${IDS.parent}.jsonl`))
+  rmSync(join(h, '.codex', 'sessions', '2026', '11', '25', `rollout-2026-11-25T09-10-00-${IDS.fork1}.jsonl`))
+  const again = await archive()
+  t.equal(again.code, 0, again.stderr)
+  const cat = await ferry(['--home', h, 'cat', `codex:${IDS.fork2}`, '--archive', '--no-native'])
+  t.equal(cat.code, 0, cat.stderr)
+  const recs = jsonl(cat.stdout)
+  checkFork(t, recs, 'archived fork of a fork, parents gone')
+  const strip = (rs: Rec[]) => rs.filter((r) => r.kind === 'message').map((r) => [r.id, r.sid, r.blocks])
+  t.same(strip(recs), strip(live), 'the same messages, ids and order as the live read before the parents went')
+  const parent = jsonl((await ferry(['--home', h, 'cat', `codex:${IDS.parent}`, '--archive', '--no-native'])).stdout)
+  t.ok(typed(parent, M.p3).length === 1 && parent.filter((r) => r.kind === 'message' && r.sid === `codex:${IDS.parent}`).every((r) => r.id.startsWith(`codex:${IDS.parent}:`)), 'the parent reads whole from the archive too, its own records only')
 })

@@ -72,14 +72,16 @@ type Own = (info: SessionInfo) => Readable
  * (the mapper); `depth` and `seen` guard the chain.
  */
 export async function* withInherited(ctx: StoreContext, info: SessionInfo, opts: ReadOptions, own: Own, depth = 0, seen = new Set<string>()): AsyncGenerator<FerryRecord> {
-  const base = info.parent?.startsWith('codex:') && depth < MAX_DEPTH ? await historyBase(ctx, info.path) : null
+  const base = info.fork_of && depth < MAX_DEPTH ? await historyBase(ctx, info.path) : null
   seen.add(info.id.toLowerCase())
   for await (const rec of own(info) as AsyncIterable<FerryRecord>) {
     if (rec.kind !== 'session' || !base) {
       yield rec
       continue
     }
-    yield selfContained(rec)
+    // Where it branched off: the parent's last record before the fork point (what the archive reads up to).
+    const at = base.end_ordinal_exclusive > 0 && rec.parent ? { parent: { ...rec.parent, at: `codex:${base.thread_id}:o${base.end_ordinal_exclusive - 1}` } } : {}
+    yield { ...selfContained(rec), ...at }
     yield* inherited(ctx, info, rec.sid, base, opts, own, depth, seen)
   }
 }

@@ -113,6 +113,6 @@ export class RolloutSource extends Readable {
 
 export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
   // A fork (forked_from_id) may inherit its parent's history (fork.ts); any other rollout reads alone.
-  if (info.parent) return Readable.from(withInherited(ctx, info, opts, (i) => new RolloutSource(ctx, i, opts)), { objectMode: true, highWaterMark: 64 })
+  if (info.fork_of) return Readable.from(withInherited(ctx, info, opts, (i) => new RolloutSource(ctx, i, opts)), { objectMode: true, highWaterMark: 64 })
   return new RolloutSource(ctx, info, opts)
 }
