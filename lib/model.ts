@@ -319,6 +319,16 @@ export function sourceHarness(rec: { sid?: unknown; source?: { harness?: unknown
   return typeof rec.sid === 'string' ? parseSessionKey(rec.sid).harness : ''
 }
 
+/**
+ * A call in a user's own message is a command the person typed (Claude Code's `/review look at
+ * the login flow`): its text as typed, for a target that has no such call, so the words are
+ * never dropped with it.
+ */
+export function typedCommand(b: ToolUseBlock): string {
+  const args = isObj(b.input) && typeof b.input.args === 'string' ? b.input.args : ''
+  return `${b.native_name ?? b.name} ${args}`.trim()
+}
+
 /** Text of a tool result's content, images left out. */
 export function resultText(content: ToolResultBlock['content']): string {
   if (typeof content === 'string') return content

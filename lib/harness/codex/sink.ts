@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { UnsafePathError } from '../../errors.js'
 import { AtomicFile } from '../../io/atomic.js'
-import { failedResult, sourceHarness, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type SessionRec, type ToolResultBlock, type ToolUseBlock } from '../../model.js'
+import { failedResult, sourceHarness, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type SessionRec, type ToolResultBlock, type ToolUseBlock, typedCommand } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
@@ -234,7 +234,8 @@ class RolloutWriter implements SessionWriter {
       if (b.type === 'tool_result') {
         await flushRun()
         await this.toolResult(b, ts, rec)
-      } else run.push(b)
+      } else if (b.type === 'tool_use') run.push({ type: 'text', text: typedCommand(b) })
+      else run.push(b)
     }
     await flushRun()
   }

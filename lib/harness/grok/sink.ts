@@ -21,7 +21,7 @@ import type { StoreContext } from '../../context.js'
 import { validate as isUuid } from 'uuid'
 import { UnsafePathError } from '../../errors.js'
 import { AtomicDir, exists, writeWholeFile } from '../../io/atomic.js'
-import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock, failedResult } from '../../model.js'
+import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock, failedResult, typedCommand } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
@@ -128,6 +128,8 @@ class GrokSessionWriter implements SessionWriter {
   private firstPrompt: string | undefined
   private model: string | undefined
   private readonly openCalls = new Map<string, string>()
+  /** Calls in user messages (a person's slash commands): written as the typed text, their output is no tool result. */
+  private readonly userCommands = new Set<string>()
   /** Every record had Grok raw text: the summary can be written back verbatim too. */
   private allRaw = true
   private sawModelled = false
@@ -221,9 +223,10 @@ class GrokSessionWriter implements SessionWriter {
     if (m.role === 'system') return
     if (m.role === 'assistant') return this.assistant(m, ms, chatWritten)
     const results = m.blocks.filter((b) => b.type === 'tool_result')
-    const prompt = m.blocks.filter((b) => b.type === 'text' || b.type === 'image') as Array<Extract<Block, { type: 'text' | 'image' }>>
+    // A call in the user's own message is a command the person typed (Claude Code's `/review …`): Grok has no such call, so it is the typed text.
+    const prompt = m.blocks.flatMap((b) => (b.type === 'text' || b.type === 'image' ? [b] : b.type === 'tool_use' ? (this.userCommands.add(b.id), [{ type: 'text' as const, text: typedCommand(b) }]) : []))
     for (const r of results) {
-      if (r.type !== 'tool_result') continue
+      if (r.type !== 'tool_result' || this.userCommands.delete(r.tool_use_id)) continue
       this.openCalls.delete(r.tool_use_id)
       this.resultsSeen = true
       const text = resultText(r.content)
