@@ -3,7 +3,8 @@
 // first, in order, with the parent's ids; the earlier turns of an encrypted Codex compaction stay
 // the live history with an honest note; failed calls (a non-zero exit OpenCode keeps
 // `completed`, a Codex MCP call whose failure is only in its end event) are errors in every
-// target; the words a person typed beside injected context (Cursor, Codex) reach every target.
+// target; the words a person typed beside injected context (Cursor, Codex, Gemini) reach every
+// target, and a Claude Code slash command's arguments too.
 import t from 'tap'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -134,6 +135,7 @@ const CASES: Array<[string, string, (t: Tap.Test, recs: Rec[], where: string) =>
   ['opencode exit 7', `opencode:${ids.opencode}`, checkExit],
   ['cursor context + question', `cursor:${IDS.cursor}`, (t, r, w) => checkMixed(t, r, w, [M.cq1, M.cq2])],
   ['codex context + question', `codex:${IDS.mixed}`, (t, r, w) => checkMixed(t, r, w, [M.mixed])],
+  ['gemini session context + question', `gemini:${IDS.gemini}`, (t, r, w) => checkMixed(t, r, w, [M.gq, M.ga])],
   ['claude-code command args + exit 7', `claude-code:${IDS.claude}`, checkClaude],
 ]
 

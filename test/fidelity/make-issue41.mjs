@@ -11,6 +11,8 @@
 // - Codex: a user message whose first item the harness injected (`<environment_context>`,
 //   provenance `harness`) and whose second the person typed (provenance `user`).
 // - OpenCode 1.18.33: a bash call `completed` with `metadata.exit: 7`, retried.
+// - Gemini CLI: a user message whose text is the `<session_context>` section followed by the
+//   words the person typed.
 // - Cursor agent transcript: a first user message of a `<user_info>` part and a `<user_query>`
 //   part; a later one of an `<attached_files>` section followed by plain typed words.
 //
@@ -49,6 +51,8 @@ export const M = {
   cq2: 'F41-CURSOR-Q2 typed after attached files',
   ca: 'F41-CURSOR-A: because a test fails.',
   ccArgs: 'F41-CC-ARGS look at the login flow',
+  gq: 'F41-GEMINI-Q: typed after the session context',
+  ga: 'F41-GEMINI-A: answered.',
   ccA: 'F41-CC-A: reviewed; the failing command exited 7.',
   oc1: 'F41-OC-P1: run the command that fails, then again.',
   ocA: 'F41-OC-A: the first run exited 7, the retry passed.',
@@ -63,6 +67,7 @@ export const IDS = {
   mixed: '019b0041-0000-7000-8000-0000000000c0',
   cursor: 'c0410041-0000-4000-8000-000000000041',
   claude: 'c1a0d041-0000-4000-8000-000000000041',
+  gemini: '9e410041-0000-4000-8000-000000000041',
 }
 
 const jsonl = (objs) => objs.map((o) => JSON.stringify(o)).join('\n') + '\n'
@@ -257,12 +262,29 @@ function claude(home) {
   writeFileSync(join(dir, `${sid}.jsonl`), jsonl(lines))
 }
 
+// Gemini CLI (JSONL chats): the session context and the person's words in one user message.
+function gemini(home) {
+  const root = join(home, '.gemini')
+  const dir = join(root, 'tmp', 'demo-app')
+  mkdirSync(join(dir, 'chats'), { recursive: true })
+  writeFileSync(join(root, 'projects.json'), JSON.stringify({ projects: { [CWD]: 'demo-app' } }, null, 2))
+  writeFileSync(join(dir, '.project_root'), CWD)
+  const sid = IDS.gemini
+  const lines = [
+    { sessionId: sid, projectHash: '4f15e4aa9286a8f37647f6fc7ce7ce2758005cbea77042c7667a00a31a1469ef', startTime: '2026-11-25T14:00:00.000Z', lastUpdated: '2026-11-25T14:00:02.000Z', kind: 'main' },
+    { id: '9e410041-0000-4000-8000-000000000001', timestamp: '2026-11-25T14:00:01.000Z', type: 'user', content: [{ text: `<session_context>\nThis is the Gemini CLI. Today's date is Wednesday, November 25, 2026.\nMy operating system is: linux\n</session_context>\n\n${M.gq}` }] },
+    { id: '9e410041-0000-4000-8000-000000000002', timestamp: '2026-11-25T14:00:02.000Z', type: 'gemini', content: M.ga, thoughts: [], tokens: { input: 100, output: 5, cached: 0, thoughts: 0, tool: 0, total: 105 }, model: 'gemini-2.5-pro' },
+  ]
+  writeFileSync(join(dir, 'chats', 'session-2026-11-25T14-00-9e410041.jsonl'), jsonl(lines))
+}
+
 /** Writes every session under `home`; returns the refs. */
 export function makeHome(home) {
   codex(home)
   const oc = opencode(home)
   cursor(home)
   claude(home)
+  gemini(home)
   return { ...IDS, opencode: oc }
 }
 
