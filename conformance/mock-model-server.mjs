@@ -20,6 +20,7 @@
 //     "edit":   text + edit tool call on probe.txt  (Edit / edit / apply_patch / Gemini replace / Pi edit{edits[]};
 //               falls back to sed)
 //     "bigout": text + shell tool call `seq 1 30000` (large output: clients spill it to side files)
+//     "fail":   text + shell tool call that prints ferry-fail and exits 7 (issue #41: a failed call)
 //     "agent":  text + subagent tool call (Claude Code Agent, OpenCode/Kilo/Copilot task, Qwen agent, Gemini
 //               invoke_agent) whose prompt contains FERRY-SUBAGENT; the subagent's own first request is answered
 //               with FERRY-SUBAGENT-DONE (Gemini CLI sub-agents: a complete_task call carrying it)
@@ -52,6 +53,7 @@ const PROBE_FILE = 'probe.txt';
 const PROBE_OLD = 'line two: hello';
 const PROBE_NEW = 'line two: hello, ferry';
 const BIGOUT_CMD = 'seq 1 30000';
+const FAIL_CMD = 'sh -c "echo ferry-fail; exit 7"';
 const SUBAGENT_PROMPT = 'FERRY-SUBAGENT: reply with the subagent marker.';
 const MARK_SUBAGENT = 'FERRY-SUBAGENT-DONE marker=ferry-subagent-ok';
 const PAR_CMDS = ['echo ferry-par-one', 'echo ferry-par-two'];
@@ -327,6 +329,7 @@ function stepCall(step, tools, workdir) {
     return shellCall(tools, `sed -i 's/${PROBE_OLD}/${PROBE_NEW}/' ${PROBE_FILE}`, 'Edit the probe file');
   }
   if (step === 'bigout') return shellCall(tools, BIGOUT_CMD, 'Print a long listing (large tool output)');
+  if (step === 'fail') return shellCall(tools, FAIL_CMD, 'A command that fails (exit 7)');
   if (step === 'par') {
     // two shell calls in ONE model response (parallel tool calls)
     const a = shellCall(tools, PAR_CMDS[0], 'First of two parallel commands');
@@ -402,6 +405,7 @@ const STEP_TEXT = {
   read: 'The probe printed its marker. Now I will read the probe file.',
   edit: 'Now I will make a small edit to the probe file.',
   bigout: 'Next, a command with a large output.',
+  fail: 'First a command that is expected to fail.',
   agent: 'Finally, I will ask a subagent to confirm.',
   par: 'Two independent commands: I will run them in parallel.',
   image: 'Now I will look at the image file.',

@@ -30,6 +30,7 @@ export const CODES = {
   'discover-failed': 'one session could not be listed; the others were',
   'id-mismatch': 'a session id in the data differs from the one its path gives',
   'dangling-parent': 'a record points at a parent that is not in the session',
+  'missing-parent': 'a fork\'s parent session (the history it inherits) is not in the store; the fork\'s own records are read',
   'orphan-result': 'a tool result without its call',
   'unknown-role': 'a message role the format does not define',
   'empty-session': 'a session with no conversation in it',

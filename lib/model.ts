@@ -239,6 +239,11 @@ export interface BoundaryRec extends Base {
   summary?: string
   trigger?: 'auto' | 'manual' | string
   pre_tokens?: number
+  /**
+   * `false`: the turns before stay the live history (the source's summary cannot be read, e.g.
+   * Codex's encrypted one): a sink writes the boundary as a visible note, never as a compaction
+   * record that would start the target's model context after it (session-sink.ts).
+   */
   replaces_history?: boolean
 }
 
@@ -314,10 +319,30 @@ export function sourceHarness(rec: { sid?: unknown; source?: { harness?: unknown
   return typeof rec.sid === 'string' ? parseSessionKey(rec.sid).harness : ''
 }
 
+/**
+ * A call in a user's own message is a command the person typed (Claude Code's `/review look at
+ * the login flow`): its text as typed, for a target that has no such call, so the words are
+ * never dropped with it.
+ */
+export function typedCommand(b: ToolUseBlock): string {
+  const args = isObj(b.input) && typeof b.input.args === 'string' ? b.input.args : ''
+  return `${b.native_name ?? b.name} ${args}`.trim()
+}
+
 /** Text of a tool result's content, images left out. */
 export function resultText(content: ToolResultBlock['content']): string {
   if (typeof content === 'string') return content
   return content.map((p) => (p.type === 'text' ? p.text : '')).join('')
+}
+
+/**
+ * Whether a tool call failed: the result is flagged an error, or the command
+ * exited non-zero (OpenCode keeps `status: completed` with `metadata.exit: 7`).
+ * The one rule: readers set `is_error` by it and every writer that can flag
+ * an error flags it by it (a stream from elsewhere may carry only the exit code).
+ */
+export function failedResult(b: Pick<ToolResultBlock, 'is_error' | 'exit_code'>): boolean {
+  return b.is_error === true || (typeof b.exit_code === 'number' && b.exit_code !== 0)
 }
 
 /** Builds a session header with the format version filled in. */

@@ -23,7 +23,7 @@ import { Writable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import type { Code } from '../codes.js'
 import { asFerryError, FerryError, NotWrittenError, type SessionFailure } from '../errors.js'
-import { FERRY_FORMAT, isObj, parseSessionKey, type EndRec, type FerryRecord, type SessionRec } from '../model.js'
+import { FERRY_FORMAT, isObj, parseSessionKey, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type SessionRec } from '../model.js'
 import type { WrittenSession } from './types.js'
 import { recordProblem, withHeaderDefaults } from '../interchange/validate.js'
 
@@ -67,6 +67,8 @@ export interface SessionSinkOptions {
   destroy?: (err: unknown) => Promise<void>
   /** Pass records of kinds this version does not know to the writer (the interchange stream copies them; native writers cannot). */
   unknownKinds?: boolean
+  /** The sink keeps records as they are (the interchange stream, the archive): no boundary becomes a note. */
+  verbatim?: boolean
 }
 
 /**
@@ -160,6 +162,7 @@ export class SessionSink extends Writable {
         // Kinds of a later minor version are ignored here, once, as the stream format says (never a writer's TypeError).
         if (!WRITTEN_KINDS.has(rec.kind) && !this.opts.unknownKinds) return
         rec = wellFormedNative(rec)
+        if (!this.opts.verbatim && rec.kind === 'boundary' && rec.type === 'compaction' && rec.replaces_history === false && !ownNative(rec, this.harness)) rec = compactionNoteRecord(rec)
         if (!this.current || sid !== this.currentSid) {
           // Header-less session (lenient mode): open one with what the record tells us.
           await this.cutShort()
@@ -261,6 +264,21 @@ export class SessionSink extends Writable {
       .then(() => (err ? this.opts.destroy?.(err) : undefined))
       .then(() => cb(err), () => cb(err))
   }
+}
+
+/** Whether a record carries this harness's own native unit (it is then written verbatim). */
+function ownNative(rec: FerryRecord, harness: string): boolean {
+  const f = (rec as { native?: { format?: unknown } }).native?.format
+  return typeof f === 'string' && f.startsWith(`${harness}/`)
+}
+
+/**
+ * A compaction that left the earlier turns as the live history (its summary cannot be read), in a
+ * target that would write it as its own compaction record and resume from there: a visible note
+ * in the conversation instead, with the boundary's honest summary. The turns before it stay live.
+ */
+function compactionNoteRecord(b: BoundaryRec): MessageRec {
+  return { kind: 'message', sid: b.sid, id: b.id, role: 'user', ts: b.ts ?? null, blocks: [{ type: 'text', text: b.summary?.trim() || compactionNote(undefined) }], x: { 'ferry.note': 'compaction' } }
 }
 
 function isDeferred(v: Written | Deferred): v is Deferred {

@@ -35,6 +35,8 @@ export interface SessionInfo {
   message_count?: number
   /** Session key of the parent, for sub-agents. */
   parent?: string
+  /** Session key of the session this one was forked from: a session of its own (listed, archived), unlike a sub-agent. */
+  fork_of?: string
   archived?: boolean
   /** Size on disk in bytes, when cheap. */
   bytes?: number

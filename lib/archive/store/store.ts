@@ -324,6 +324,8 @@ export class ArchiveWriter {
     const sid = this.sid
     if (!sid || row.sid !== sid) throw new FerryError(`record ${String(id)} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
     if (typeof id !== 'string' || id === '') throw new FerryError('a record without an id cannot be archived', { code: 'invalid-input' })
+    // A record a fork inherited keeps its parent's id: it is archived with the parent, and read from there (harness/archive/source.ts).
+    if (!id.startsWith(`${sid}:`)) return
     const ord = this.ord++
     if (kind === 'message') this.messages++
     // New ids (the common case) cost one statement; a known id is compared with what is stored.

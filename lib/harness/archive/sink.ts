@@ -53,6 +53,6 @@ export function sink(ctx: StoreContext, opts: WriteOpts = {}): Writable {
         abort: async () => w.rollback(),
       }
     },
-    { close, destroy: close },
+    { close, destroy: close, verbatim: true },
   )
 }

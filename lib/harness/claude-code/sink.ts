@@ -23,6 +23,7 @@ import { AtomicFile, StagedFile } from '../../io/atomic.js'
 import {
   isObj, sourceHarness, type Block, type JsonObject, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type ResultPart,
   type SessionRec, type ToolResultBlock, type ToolUseBlock,
+  failedResult,
 } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
@@ -348,7 +349,7 @@ class ClaudeWriter implements SessionWriter {
           this.open.delete(b.tool_use_id)
         } else if (this.pendingCmd !== null && b.tool_use_id === this.pendingCmd) {
           this.pendingCmd = null
-          const tag = b.is_error ? 'local-command-stderr' : 'local-command-stdout'
+          const tag = failedResult(b) ? 'local-command-stderr' : 'local-command-stdout'
           content.push({ type: 'text', text: `<${tag}>${resultTextOf(b.content)}</${tag}>` })
         } else {
           content.push({ type: 'text', text: `[ferry] Result of an earlier tool call (${b.tool_use_id}):\n${resultTextOf(b.content)}` })
@@ -578,7 +579,7 @@ function resultBlock(b: ToolResultBlock, id: string): JsonObject {
       }
     }
   }
-  return { tool_use_id: id, type: 'tool_result', content, ...(b.is_error ? { is_error: true } : {}) }
+  return { tool_use_id: id, type: 'tool_result', content, ...(failedResult(b) ? { is_error: true } : {}) }
 }
 
 function userBlock(b: Block, same: boolean): JsonObject | null {

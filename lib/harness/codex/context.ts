@@ -19,6 +19,21 @@ const KIND_BY_TAG: Record<string, ContextKind> = {
   collaboration_mode: 'instructions',
 }
 
+/**
+ * The content items the harness injected into a message that also holds typed ones (item
+ * metadata, one per content item, says `harness` for some and `user` for others); null when
+ * the message is all one or the other.
+ */
+export function harnessItems(payload: any): Set<number> | null {
+  const meta = payload?.internal_chat_message_metadata_passthrough?.content_item_metadata
+  if (!Array.isArray(meta) || !Array.isArray(payload?.content) || meta.length !== payload.content.length) return null
+  const harness = new Set<number>()
+  meta.forEach((m: any, i: number) => {
+    if (m?.provenance?.type === 'harness') harness.add(i)
+  })
+  return harness.size > 0 && harness.size < meta.length ? harness : null
+}
+
 /** `null` when the user typed it; else what kind of context it is. */
 export function userContextKind(payload: any, text: string): ContextKind | null {
   const meta = payload?.internal_chat_message_metadata_passthrough?.content_item_metadata

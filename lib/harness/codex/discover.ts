@@ -174,7 +174,8 @@ export async function describe(path: string, opts: { archived?: boolean; names?:
   if (typeof meta?.cli_version === 'string') info.agent_version = meta.cli_version
   if (typeof meta?.git?.branch === 'string') info.git_branch = meta.git.branch
   if (typeof meta?.timestamp === 'string') info.created_at = meta.timestamp
-  if (typeof meta?.forked_from_id === 'string') info.parent = `codex:${meta.forked_from_id}`
+  // A fork is a session of its own (its read brings the inherited history, fork.ts), not a sub-agent its parent's read carries.
+  if (typeof meta?.forked_from_id === 'string') info.fork_of = `codex:${meta.forked_from_id}`
   if (opts.archived) info.archived = true
   return info
 }

@@ -21,7 +21,7 @@ import {
   type ToolResultBlock,
   type Usage,
 } from '../../model.js'
-import { userContextKind } from './context.js'
+import { harnessItems, userContextKind } from './context.js'
 import { PaginatedItems } from './paginated.js'
 
 export interface MapperOptions {
@@ -45,7 +45,7 @@ export interface MapperOptions {
 export const ENCRYPTED_SUMMARY = '[ferry] Codex compacted the conversation here. Its summary was made by the provider and is stored encrypted, so it cannot be shown; the turns before this point are kept above.'
 
 /** event_msg payload types that carry something the model lacks. */
-const NEEDED_EVENTS = new Set(['token_count', 'item_completed', 'exec_command_end', 'patch_apply_end', 'web_search_end'])
+const NEEDED_EVENTS = new Set(['token_count', 'item_completed', 'exec_command_end', 'patch_apply_end', 'web_search_end', 'mcp_tool_call_end'])
 /** Cap on remembered open calls: a file full of calls without outputs must not grow memory. */
 const MAX_OPEN = 4096
 /** Native records that may wait behind an assistant record for its usage line. */
@@ -58,7 +58,12 @@ interface OpenCall {
   custom: boolean
   nested?: unknown[]
   exit_code?: number
+  /** The call's end event says it failed (an MCP call: the output item carries no flag). */
+  failed?: boolean
 }
+
+/** What ferry writes before a failed call's output where Codex has no flag for it (the sink), read back as `is_error`. */
+export const FAILED_PREFIX = '[ferry] This call failed.'
 
 export class RolloutMapper {
   messages = 0
@@ -176,7 +181,7 @@ export class RolloutMapper {
     this.paginated.meta(p)
     if (typeof p.cli_version === 'string') this.format = `codex/jsonl@${p.cli_version}`
     const x: Record<string, unknown> = {}
-    for (const k of ['originator', 'source', 'thread_source', 'forked_from_id', 'parent_thread_id', 'agent_nickname', 'agent_role']) {
+    for (const k of ['originator', 'source', 'thread_source', 'forked_from_id', 'history_base', 'parent_thread_id', 'agent_nickname', 'agent_role']) {
       if (p[k] !== undefined && p[k] !== null) x[`codex.${k}`] = p[k]
     }
     if (this.o.archived) x['codex.archived'] = true
@@ -330,6 +335,14 @@ export class RolloutMapper {
       return this.emitMessage(this.message('assistant', blocks, loc, ts, text, no, extra))
     }
     if (role === 'user') {
+      const injected = harnessItems(p)
+      if (injected) {
+        // Injected items and the person's words in one message: the context is its own record, the words stay a prompt.
+        const ctxBlocks = blocks.filter((_, i) => injected.has(i))
+        const kind = userContextKind({}, ctxBlocks.map((b) => (b.type === 'text' ? b.text : '')).join('')) ?? 'other'
+        this.emit({ kind: 'message', sid: this.o.sid, id: recordId(this.o.sid, `${loc}#context`), role: 'user', ts, context: true, context_kind: kind, blocks: ctxBlocks })
+        return this.emitMessage(this.message('user', blocks.filter((_, i) => !injected.has(i)), loc, ts, text, no))
+      }
       const plain = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')
       const kind = userContextKind(p, plain)
       const extra: Partial<MessageRec> = kind ? { context: true, context_kind: kind } : {}
@@ -389,6 +402,7 @@ export class RolloutMapper {
     } else if (Array.isArray(content) && content[0]?.type === 'text' && /^Script (failed|error)/i.test(content[0].text)) {
       block.is_error = true
     }
+    if (call?.failed || (typeof content === 'string' && content.startsWith(FAILED_PREFIX))) block.is_error = true
     if (call?.nested?.length) block.structured = { 'codex.nested': call.nested }
     const x = p.type === 'custom_tool_call_output' ? { 'codex.item': 'custom_tool_call_output' } : undefined
     return this.emitMessage(this.message('user', [block], loc, ts, text, no, x ? { x } : {}))
@@ -425,6 +439,13 @@ export class RolloutMapper {
       case 'token_count':
         if (!this.sawUsageRecord) this.attachUsage(p.info?.last_token_usage)
         return
+      case 'mcp_tool_call_end': {
+        // `result` is `{"Ok": CallToolResult}` or `{"Err": "…"}`; a tool error is `Ok` with `isError`.
+        const c = this.open.get(p.call_id)
+        const r = p.result
+        if (c && (p.status === 'failed' || (r && typeof r === 'object' && ('Err' in r || r.Ok?.isError === true || r.Ok?.is_error === true)))) c.failed = true
+        return
+      }
       case 'exec_command_end': {
         const c = this.open.get(p.call_id)
         if (c && typeof p.exit_code === 'number') c.exit_code = p.exit_code
@@ -474,12 +495,14 @@ export class RolloutMapper {
       type: 'compaction',
       ts,
       ...(summary !== undefined ? { summary } : {}),
-      replaces_history: Array.isArray(p.replacement_history),
+      // Encrypted: the rollout still holds every earlier item, and they stay the live history in
+      // another agent (the replacement history would leave it the prompts and an unreadable summary).
+      replaces_history: !encrypted,
       ...(encrypted ? { x: { 'codex.encrypted_summary': true } } : {}),
     }
     if (this.o.native) b.native = this.nativeOf(text, no)
     this.emit(b)
-    if (!Array.isArray(p.replacement_history)) return
+    if (!Array.isArray(p.replacement_history) || encrypted) return
     let i = 0
     for (const item of p.replacement_history) {
       i++

@@ -16,12 +16,13 @@ import { join } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { UnsafePathError } from '../../errors.js'
 import { AtomicFile } from '../../io/atomic.js'
-import { sourceHarness, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type SessionRec, type ToolResultBlock, type ToolUseBlock } from '../../model.js'
+import { failedResult, sourceHarness, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type SessionRec, type ToolResultBlock, type ToolUseBlock, typedCommand } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
 import { readCodexConfig, type CodexConfig } from './config.js'
 import { DEFAULT_MODEL, DEFAULT_PROVIDER, type WriteOpts } from './flags.js'
+import { FAILED_PREFIX } from './mapping.js'
 import { derivedUuidV7, isUuid } from './ids.js'
 import { rolloutRelPath, store } from './paths.js'
 
@@ -240,7 +241,8 @@ class RolloutWriter implements SessionWriter {
       if (b.type === 'tool_result') {
         await flushRun()
         await this.toolResult(b, ts, rec)
-      } else run.push(b)
+      } else if (b.type === 'tool_use') run.push({ type: 'text', text: typedCommand(b) })
+      else run.push(b)
     }
     await flushRun()
   }
@@ -345,7 +347,9 @@ class RolloutWriter implements SessionWriter {
   private toolResult(b: ToolResultBlock, ts: string, rec: MessageRec): Promise<void> {
     const custom = this.customCalls.delete(b.tool_use_id) || (this.source === 'codex' && rec.x?.['codex.item'] === 'custom_tool_call_output')
     // Content-part arrays are what Codex itself writes for code-mode outputs; keep the shape.
-    const output: unknown = typeof b.content === 'string' ? b.content : this.contentParts(b.content, false)
+    let output: unknown = typeof b.content === 'string' ? b.content : this.contentParts(b.content, false)
+    // Codex keeps no success flag on an output: a foreign failure is said in its text, as Codex's own shell says it.
+    if (this.source !== 'codex' && failedResult(b)) output = failureText(b, output)
     return this.line(ts, 'response_item', { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: b.tool_use_id, output })
   }
 
@@ -385,6 +389,13 @@ class RolloutWriter implements SessionWriter {
 function sameFormatRaw(rec: FerryRecord): string | undefined {
   const n = (rec as { native?: { format?: string; raw?: string } }).native
   return n && typeof n.raw === 'string' && typeof n.format === 'string' && n.format.startsWith('codex/') ? n.raw : undefined
+}
+
+/** A failed result's output with the failure stated first (`Exit code: N`, which Codex's shell writes, or FAILED_PREFIX). */
+function failureText(b: ToolResultBlock, output: unknown): unknown {
+  const head = b.exit_code !== undefined && b.exit_code !== 0 ? `Exit code: ${b.exit_code}` : FAILED_PREFIX
+  if (typeof output === 'string') return `${head}\n${output}`
+  return [{ type: 'input_text', text: head }, ...(output as unknown[])]
 }
 
 function isoOr(s: string | null | undefined, fallback: string): string {

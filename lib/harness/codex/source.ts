@@ -20,6 +20,7 @@ import { sessionKey, type FerryRecord } from '../../model.js'
 import type { ReadOptions, SessionInfo } from '../types.js'
 import type { ReadOpts } from './flags.js'
 import { RolloutMapper } from './mapping.js'
+import { withInherited } from './fork.js'
 
 /** The shared reports, plus a count of over-long lines for the `end` record's `skipped_lines`. */
 class CountingReporter extends LineReporter {
@@ -111,5 +112,7 @@ export class RolloutSource extends Readable {
 }
 
 export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
+  // A fork (forked_from_id) may inherit its parent's history (fork.ts); any other rollout reads alone.
+  if (info.fork_of) return Readable.from(withInherited(ctx, info, opts, (i) => new RolloutSource(ctx, i, opts)), { objectMode: true, highWaterMark: 64 })
   return new RolloutSource(ctx, info, opts)
 }

@@ -351,6 +351,7 @@ export class EventMapper {
     const block: Block = { type: 'tool_result', tool_use_id: id, content }
     if (data.success === false) block.is_error = true
     if (typeof data.shellExecution?.exitCode === 'number') block.exit_code = data.shellExecution.exitCode
+    if (block.exit_code !== undefined && block.exit_code !== 0) block.is_error = true
     const saved = /Saved to: (\/\S+copilot-tool-output-\S+\.txt)/.exec(content.slice(0, 600))
     if (saved) block.truncated = { ref: { path: saved[1]! } }
     this.message({ role: 'user', blocks: [block] }, loc, ts, text, no)

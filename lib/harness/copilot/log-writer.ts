@@ -10,7 +10,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { v5 as uuidV5 } from 'uuid'
-import { resultText, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type ThinkingBlock, type ToolResultBlock, type Usage } from '../../model.js'
+import { resultText, type Block, type BoundaryRec, type FerryRecord, type MessageRec, type ThinkingBlock, type ToolResultBlock, type Usage, failedResult } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { FERRY_CONTEXT } from './events.js'
 import { HARNESS } from './paths.js'
@@ -315,11 +315,11 @@ export class Conversation {
     if (!this.open.delete(id)) {
       // No request of the model's (a command the user ran, or a result whose call is gone): a visible user turn.
       await this.closeOpen()
-      await this.emit('user.message', { content: `[ferry] Tool result${b.is_error ? ' (error)' : ''}:\n${text}`, [FERRY_CONTEXT]: 'other' }, ts)
+      await this.emit('user.message', { content: `[ferry] Tool result${failedResult(b) ? ' (error)' : ''}:\n${text}`, [FERRY_CONTEXT]: 'other' }, ts)
       return
     }
-    const data: Record<string, unknown> = { toolCallId: id, success: b.is_error !== true, result: { content: text } }
-    if (b.is_error) data.error = { message: text, code: 'failure' }
+    const data: Record<string, unknown> = { toolCallId: id, success: !failedResult(b), result: { content: text } }
+    if (failedResult(b)) data.error = { message: text, code: 'failure' }
     if (typeof b.exit_code === 'number') data.shellExecution = { exitCode: b.exit_code }
     if (this.o.agentId) data.parentToolCallId = this.o.parentToolCallId
     this.messages++

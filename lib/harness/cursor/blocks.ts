@@ -17,6 +17,9 @@ export interface Mapped {
 
 const REDACTED = '[REDACTED]'
 
+/** The user text blocks mapContent found to be injected context: the source splits them off what the person typed. */
+export const contextBlocks = new WeakSet<Block>()
+
 export function toolUse(id: unknown, name: unknown, input: unknown, mint: string): ToolUseBlock {
   const sid = typeof id === 'string' && id ? sanitizeId(id) : mint
   const n = typeof name === 'string' && name ? name : 'unknown'
@@ -70,8 +73,11 @@ export function mapContent(role: string, content: unknown, mint: (n: number) => 
             out.context ??= u.context
             const m = /Workspace Path:\s*(\S[^\n]*)/.exec(u.text)
             if (m) out.cwd = m[1]!.trim()
-          }
-          out.blocks.push({ type: 'text', text: u.text })
+            const b: Block = { type: 'text', text: u.text }
+            contextBlocks.add(b)
+            out.blocks.push(b)
+            if (u.typed !== undefined) out.blocks.push({ type: 'text', text: u.typed })
+          } else out.blocks.push({ type: 'text', text: u.text })
         } else out.blocks.push({ type: 'text', text: p.text === REDACTED ? '' : p.text })
         break
       }

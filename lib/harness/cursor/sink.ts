@@ -18,7 +18,7 @@ import Database from 'better-sqlite3'
 import type { StoreContext } from '../../context.js'
 import { ExistsError, FerryError } from '../../errors.js'
 import { AtomicDir, AtomicFile, exists } from '../../io/atomic.js'
-import { sourceHarness, type Block, type FerryRecord, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
+import { sourceHarness, type Block, type FerryRecord, type MessageRec, type SessionRec, type ToolUseBlock, failedResult } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
@@ -55,7 +55,7 @@ function transcriptContent(m: MessageRec, source: string): unknown[] {
         break
       }
       case 'tool_result':
-        out.push({ type: 'tool_result', tool_use_id: b.tool_use_id, content: resultString(b.content), ...(b.is_error ? { is_error: true } : {}) })
+        out.push({ type: 'tool_result', tool_use_id: b.tool_use_id, content: resultString(b.content), ...(failedResult(b) ? { is_error: true } : {}) })
         break
       case 'image':
         if (b.data) out.push({ type: 'image', source: { type: 'base64', media_type: b.mime, data: b.data } })
@@ -88,7 +88,7 @@ function chatBlobs(m: MessageRec, source: string): Array<Record<string, unknown>
   if (results.length)
     out.push({
       role: 'tool',
-      content: results.map((b) => (b.type === 'tool_result' ? { type: 'tool-result', toolCallId: b.tool_use_id, toolName: '', result: resultString(b.content), ...(b.is_error ? { isError: true } : {}) } : {})),
+      content: results.map((b) => (b.type === 'tool_result' ? { type: 'tool-result', toolCallId: b.tool_use_id, toolName: '', result: resultString(b.content), ...(failedResult(b) ? { isError: true } : {}) } : {})),
       ...at,
     })
   return out

@@ -16,6 +16,7 @@ import { readChatStore } from './chatstore.js'
 import { ENTRY, infoOf, scan, type CursorInfo } from './discover.js'
 import { nestedDir } from './paths.js'
 import { NO_OUTPUT_X, transcriptItems, type Item } from './transcript.js'
+import { contextBlocks } from './blocks.js'
 import { readComposer } from './vscdb.js'
 import { readableOf } from '../../io/drain.js'
 
@@ -36,7 +37,13 @@ function* itemRecord(e: Emit, it: Item, native: boolean): Generator<FerryRecord>
     return
   }
   const m: MessageRec = { kind: 'message', sid: e.sid, id, seq: e.seq++, role: it.role!, ts: it.ts ?? null, blocks: it.blocks ?? [], ...nat }
-  if (it.context) {
+  const typed = it.context ? m.blocks.filter((b) => !contextBlocks.has(b)) : []
+  if (typed.length && typed.length < m.blocks.length) {
+    // Injected context and the person's words in one message: the context is its own record, the words stay a prompt.
+    yield { kind: 'message', sid: e.sid, id: `${id}#context`, seq: m.seq!, role: m.role, ts: m.ts, blocks: m.blocks.filter((b) => contextBlocks.has(b)), context: true, context_kind: it.context! }
+    m.seq = e.seq++
+    m.blocks = typed
+  } else if (it.context) {
     m.context = true
     m.context_kind = it.context
   }

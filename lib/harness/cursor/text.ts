@@ -15,6 +15,8 @@ export interface UserText {
   query: boolean
   /** Injected context: `<user_info>`, attached files, rules, no `<user_query>`. */
   context?: string
+  /** What the person typed after the context sections of the same text (a `<user_query>` or plain text). */
+  typed?: string
 }
 
 const CONTEXT_TAGS: Array<[RegExp, string]> = [
@@ -54,8 +56,28 @@ export function parseUserText(raw: string): UserText {
     // Context sections around the query stay out of the typed text.
     return { text: q[1]!, ...(ts ? { ts } : {}), query: true, ...(before || after ? {} : {}) }
   }
-  for (const [re, kind] of CONTEXT_TAGS) if (re.test(text)) return { text, ...(ts ? { ts } : {}), query: false, context: kind }
+  for (const [re, kind] of CONTEXT_TAGS) {
+    if (!re.test(text)) continue
+    // The context sections end where the last closing tag of a leading run of them ends; the rest is the user's.
+    const end = contextEnd(text)
+    const rest = end < 0 ? '' : text.slice(end).trim()
+    if (rest === '') return { text, ...(ts ? { ts } : {}), query: false, context: kind }
+    const q = QUERY.exec(rest)
+    return { text: text.slice(0, end).trimEnd(), ...(ts ? { ts } : {}), query: false, context: kind, typed: q ? q[1]! : rest }
+  }
   return { text, ...(ts ? { ts } : {}), query: false }
+}
+
+/** Where a leading run of `<tag>…</tag>` sections ends (-1: a section is not closed). */
+function contextEnd(text: string): number {
+  let at = 0
+  for (;;) {
+    const open = /^\s*<([a-z_]+)>/.exec(text.slice(at))
+    if (!open || open[1] === 'user_query' || open[1] === 'timestamp') return at
+    const close = text.indexOf(`</${open[1]}>`, at + open[0].length)
+    if (close < 0) return at === 0 ? -1 : at
+    at = close + open[1]!.length + 3
+  }
 }
 
 /** The `Workspace Path:` line of a `<user_info>` block. */

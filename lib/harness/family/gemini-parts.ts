@@ -9,7 +9,7 @@
  * `{functionResponse: {id, name, response: {output} | {error}}}`,
  * `{inlineData: {mimeType, data}}`, `{fileData: {mimeType, fileUri}}`.
  */
-import { isObj, resultText, type Block, type ImageBlock, type ResultPart, type ToolResultBlock, type ToolUseBlock, type Usage } from '../../model.js'
+import { isObj, resultText, type Block, type ImageBlock, type ResultPart, type ToolResultBlock, type ToolUseBlock, type Usage, failedResult } from '../../model.js'
 
 /** A Gemini part as stored (plain JSON). */
 export type Part = Record<string, unknown>
@@ -85,7 +85,7 @@ export function mediaPart(b: { mime: string; data?: string; ref?: { url?: string
 /** A tool result → the `functionResponse.response` Gemini sends (`{output}` or `{error}`). */
 export function responseOf(b: ToolResultBlock): Record<string, unknown> {
   const text = resultText(b.content)
-  return b.is_error ? { error: text } : { output: text }
+  return failedResult(b) ? { error: text } : { output: text }
 }
 
 /** The images of a tool result (sent after the response as inline parts, as Gemini CLI does for read_file of an image). */

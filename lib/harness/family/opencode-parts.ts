@@ -99,9 +99,12 @@ export function toolResult(callId: string, state: JsonObject, how: ResultReading
   const text = isError ? (typeof meta?.modelContent === 'string' ? meta.modelContent : String(state.error ?? '')) : typeof state.output === 'string' ? state.output : JSON.stringify(state.output ?? '')
   const images = Array.isArray(state.attachments) ? state.attachments.map((a: JsonObject) => fileBlock(a, how.inline, where)).filter((b: Block) => b.type === 'image') : []
   const content: ToolResultBlock['content'] = images.length ? [{ type: 'text', text }, ...(images as ResultPart[])] : text
-  const r: ToolResultBlock = { type: 'tool_result', tool_use_id: callId, content, is_error: isError }
+  // A command that exited non-zero is a failed call although OpenCode keeps it `completed` (failedResult).
+  const exitFailed = !isError && typeof meta?.exit === 'number' && meta.exit !== 0
+  const r: ToolResultBlock = { type: 'tool_result', tool_use_id: callId, content, is_error: isError || exitFailed }
   if (typeof meta?.exit === 'number') r.exit_code = meta.exit
   const structured: JsonObject = {}
+  if (exitFailed) structured.status = 'completed'
   if (state.title !== undefined) structured.title = state.title
   if (meta !== undefined) structured.metadata = meta
   if (isError && typeof meta?.modelContent === 'string') structured.error = state.error

@@ -6,7 +6,7 @@
  * document's entry, rows) and the shapes a format gives its parts and infos
  * are its subclass's.
  */
-import { isObj, resultText, sourceHarness, type Block, type JsonObject, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock, type Usage } from '../../model.js'
+import { failedResult, isObj, resultText, sourceHarness, type Block, type JsonObject, type MessageRec, type SessionRec, type StopReason, type ToolResultBlock, type Usage, typedCommand } from '../../model.js'
 import type { StoreContext } from '../../context.js'
 import { toNative } from '../../vocabulary/index.js'
 
@@ -134,13 +134,16 @@ export abstract class StepWriter {
   protected keepsTokens(_rec: MessageRec): boolean {
     return false
   }
+  /** Calls in user messages (a person's slash commands): their results are no tool results here. */
+  private readonly userCalls = new Set<string>()
   /** A call whose result is no tool result in the target (a person's command): true takes it. */
-  protected ownCall(_id: string): boolean {
-    return false
+  protected ownCall(id: string): boolean {
+    return this.userCalls.delete(id)
   }
-  /** A call in a user message (a person's command) as a part, or nothing. */
-  protected userCall(_b: Extract<Block, { type: 'tool_use' }>): JsonObject | null {
-    return null
+  /** A call in a user message (a person's command, Claude Code's `/review …`) as a part: the text the person typed. */
+  protected userCall(b: Extract<Block, { type: 'tool_use' }>): JsonObject | null {
+    this.userCalls.add(b.id)
+    return { type: 'text', text: typedCommand(b) }
   }
   protected synthetic(context: boolean, _rec: MessageRec): boolean {
     return context
@@ -230,7 +233,8 @@ export abstract class StepWriter {
     const end = Math.max(start, t)
     const text = resultText(r.content)
     const structured = this.same && r.structured && typeof r.structured === 'object' ? (r.structured as JsonObject) : {}
-    if (r.is_error) {
+    // A call OpenCode itself kept `completed` (a non-zero exit) goes back the way it was.
+    if (failedResult(r) && !(this.same && structured.status === 'completed')) {
       part.state = this.errorState(input, text, structured, { start, end })
       return
     }

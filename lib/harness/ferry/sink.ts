@@ -114,5 +114,5 @@ function fileSink(ctx: StoreContext, opts: WriteOpts): Writable {
         await file?.abort()
       },
     }
-  }, { unknownKinds: true })
+  }, { unknownKinds: true, verbatim: true })
 }

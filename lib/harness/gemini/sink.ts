@@ -18,7 +18,7 @@ import { ExistsError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import { AtomicFile, exists, writeWholeFile } from '../../io/atomic.js'
 import { insideRoot } from '../../io/inside-root.js'
-import { isObj, resultText, sourceHarness, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type SessionRec, type ToolResultBlock } from '../../model.js'
+import { isObj, resultText, sourceHarness, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type SessionRec, type ToolResultBlock, failedResult } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { blocksToParts, functionResponsePart, mediaPart, resultImages, type Part } from '../family/gemini-parts.js'
 import { CompactionSpan, SessionSink, type SessionWriter } from '../session-sink.js'
@@ -285,7 +285,7 @@ class GeminiWriter implements SessionWriter {
       if (p) parts.push(p)
     }
     call.result = parts
-    call.status = b.is_error ? 'error' : 'success'
+    call.status = failedResult(b) ? 'error' : 'success'
     return true
   }
 

@@ -117,7 +117,14 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
       for (const b of fresh) if (b.type === 'tool_result') answered.add(b.tool_use_id)
       const m: MessageRec = { kind: 'message', role: 'user', ts, blocks: fresh, ...base }
       const ck = contextKindOf(textOf(r.content))
-      if (ck) {
+      const typed = ck ? typedAfterContext(fresh) : null
+      if (ck && typed) {
+        // Gemini's session context and the person's words in one message: the context is its own record.
+        count('message')
+        yield { kind: 'message', role: 'user', ts, blocks: typed.context, context: true, context_kind: ck, ...base, id: `${id}#context`, native: undefined } as MessageRec
+        m.blocks = typed.typed
+        m.seq = seq++
+      } else if (ck) {
         m.context = true
         m.context_kind = ck
       }
@@ -296,4 +303,25 @@ async function* readSession(ctx: StoreContext, info: SessionInfo, opts: ReadOpts
 export function read(ctx: StoreContext, info: SessionInfo, opts: ReadOpts = {}): Readable {
   const link: SessionLink | undefined = info.parent ? { sid: info.parent, kind: 'subagent', agent_id: info.id } : undefined
   return readableOf(readSession(ctx, info, opts, link))
+}
+
+/** Splits a user message whose text starts with a context section (`<session_context>…</session_context>`) followed by typed words; null when nothing was typed. */
+function typedAfterContext(blocks: Block[]): { context: Block[]; typed: Block[] } | null {
+  const context: Block[] = []
+  const typed: Block[] = []
+  for (const b of blocks) {
+    if (b.type !== 'text' || typed.length) {
+      typed.push(b)
+      continue
+    }
+    const m = /^\s*<([a-z_]+)>[\s\S]*?<\/\1>/.exec(b.text)
+    if (!m) {
+      typed.push(b)
+      continue
+    }
+    context.push({ type: 'text', text: m[0] })
+    const rest = b.text.slice(m[0].length).trim()
+    if (rest) typed.push({ type: 'text', text: rest })
+  }
+  return context.length && typed.some((b) => b.type !== 'text' || b.text.trim() !== '') ? { context, typed } : null
 }

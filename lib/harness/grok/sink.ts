@@ -21,7 +21,7 @@ import type { StoreContext } from '../../context.js'
 import { validate as isUuid } from 'uuid'
 import { UnsafePathError } from '../../errors.js'
 import { AtomicDir, exists, writeWholeFile } from '../../io/atomic.js'
-import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock } from '../../model.js'
+import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type ImageBlock, type MessageRec, type SessionRec, type ToolUseBlock, failedResult, typedCommand } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
@@ -137,6 +137,8 @@ class GrokSessionWriter implements SessionWriter {
   private firstPrompt: string | undefined
   private model: string | undefined
   private readonly openCalls = new Map<string, string>()
+  /** Calls in user messages (a person's slash commands): written as the typed text, their output is no tool result. */
+  private readonly userCommands = new Set<string>()
   /** Every record had Grok raw text: the summary can be written back verbatim too. */
   private allRaw = true
   private sawModelled = false
@@ -230,9 +232,10 @@ class GrokSessionWriter implements SessionWriter {
     if (m.role === 'system') return
     if (m.role === 'assistant') return this.assistant(m, ms, chatWritten)
     const results = m.blocks.filter((b) => b.type === 'tool_result')
-    const prompt = m.blocks.filter((b) => b.type === 'text' || b.type === 'image') as Array<Extract<Block, { type: 'text' | 'image' }>>
+    // A call in the user's own message is a command the person typed (Claude Code's `/review …`): Grok has no such call, so it is the typed text.
+    const prompt = m.blocks.flatMap((b) => (b.type === 'text' || b.type === 'image' ? [b] : b.type === 'tool_use' ? (this.userCommands.add(b.id), [{ type: 'text' as const, text: typedCommand(b) }]) : []))
     for (const r of results) {
-      if (r.type !== 'tool_result') continue
+      if (r.type !== 'tool_result' || this.userCommands.delete(r.tool_use_id)) continue
       this.openCalls.delete(r.tool_use_id)
       this.resultsSeen = true
       const text = resultText(r.content)
@@ -240,7 +243,7 @@ class GrokSessionWriter implements SessionWriter {
         const images = Array.isArray(r.content) ? r.content.filter((p): p is ImageBlock => p.type === 'image' && !!p.data) : []
         await this.chat.line(JSON.stringify({ type: 'tool_result', tool_call_id: r.tool_use_id, content: text, ...(images.length ? { images: images.map((i) => ({ type: 'image', url: `data:${i.mime};base64,${i.data}` })) } : {}) }))
       }
-      await this.update(ms, { sessionUpdate: 'tool_call_update', toolCallId: r.tool_use_id, status: r.is_error ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text } }] })
+      await this.update(ms, { sessionUpdate: 'tool_call_update', toolCallId: r.tool_use_id, status: failedResult(r) ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text } }] })
     }
     if (!prompt.length) return
     if (m.context && !this.same && !chatWritten && (m.context_kind === 'summary' || m.context_kind === 'subagent')) {

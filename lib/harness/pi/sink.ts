@@ -19,7 +19,7 @@ import type { StoreContext } from '../../context.js'
 import { ExistsError, UnsafePathError } from '../../errors.js'
 import { AtomicFile } from '../../io/atomic.js'
 import { scanTop, str } from '../../io/json-bytes.js'
-import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativeRec, type SessionRec, type ToolUseBlock } from '../../model.js'
+import { resultText, sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativeRec, type SessionRec, type ToolUseBlock, failedResult, typedCommand } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { SessionSink, type SessionWriter } from '../session-sink.js'
 import type { WrittenSession } from '../types.js'
@@ -201,10 +201,9 @@ class PiWriter implements SessionWriter {
     let k = 0
     for (const b of m.blocks) {
       if (b.type === 'tool_use') {
-        // A command the user ran in the agent (Claude Code's `/model sonnet`): Pi keeps its own commands out of the
-        // model's context too, so it is kept as a `custom` entry with its result.
+        // A command the user ran in the agent (Claude Code's `/review look at …`): Pi has no such call, so it is the
+        // typed text in the user's message below (never dropped); its output stays a `custom` entry out of the model's context.
         this.commands.add(b.id)
-        await this.entry(m, 'custom', { customType: 'ferry', data: { role: 'user', kind: 'command', name: b.native_name ?? b.name, input: b.input } }, k++)
         continue
       }
       if (b.type !== 'tool_result') continue
@@ -219,11 +218,11 @@ class PiWriter implements SessionWriter {
         await this.entry(m, 'message', { message: { role: 'user', content: [{ type: 'text', text: `[tool result ${b.tool_use_id}]\n${resultText(b.content)}` }], timestamp: this.lastMs } }, k++)
         continue
       }
-      const msg: JsonObject = { role: 'toolResult', toolCallId: b.tool_use_id, toolName: this.callNames.get(b.tool_use_id) ?? 'unknown', content, isError: b.is_error === true, timestamp: this.lastMs }
+      const msg: JsonObject = { role: 'toolResult', toolCallId: b.tool_use_id, toolName: this.callNames.get(b.tool_use_id) ?? 'unknown', content, isError: failedResult(b), timestamp: this.lastMs }
       if (this.same && b.structured !== undefined) msg.details = b.structured
       await this.entry(m, 'message', { message: msg }, k++)
     }
-    const rest = m.blocks.filter((b) => b.type === 'text' || b.type === 'image')
+    const rest = m.blocks.flatMap((b) => (b.type === 'text' || b.type === 'image' ? [b] : b.type === 'tool_use' ? [{ type: 'text' as const, text: typedCommand(b) }] : []))
     if (!rest.length) return
     if (m.context && !this.same) {
       // A compaction summary or a sub-agent's answer is what the user saw: the model sees it too. Other injected context stays out of it.

@@ -39,7 +39,7 @@ export function toolResults(parts: unknown, toolCallResult: unknown): Block[] {
       const s: Record<string, unknown> = {}
       if (typeof tcr.status === 'string') s.status = tcr.status
       if (isObj(tcr.resultDisplay) && typeof tcr.resultDisplay.exitCode === 'number') r.exit_code = tcr.resultDisplay.exitCode
-      if (tcr.status === 'error') r.is_error = true
+      if (tcr.status === 'error' || (r.exit_code !== undefined && r.exit_code !== 0)) r.is_error = true
       if (Object.keys(s).length) r.structured = s
     }
     const m = typeof r.content === 'string' ? SPILL.exec(r.content) : null

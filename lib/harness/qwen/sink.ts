@@ -15,7 +15,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { AtomicFile, writeWholeFile } from '../../io/atomic.js'
 import { insideRoot } from '../../io/inside-root.js'
-import { isObj, resultText, sourceHarness, type Block, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type SessionRec, type ToolResultBlock } from '../../model.js'
+import { isObj, resultText, sourceHarness, type Block, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type NativePass, type SessionRec, type ToolResultBlock, failedResult } from '../../model.js'
 import { toNative } from '../../vocabulary/index.js'
 import { blocksToParts, functionResponsePart, metadataOfUsage, type Part } from '../family/gemini-parts.js'
 import { CompactionSpan, SessionSink, type SessionWriter } from '../session-sink.js'
@@ -203,7 +203,7 @@ class QwenWriter implements SessionWriter {
     // Qwen keeps a tool's result as text: an image the tool returned is named in it, never dropped.
     const content = Array.isArray(b.content) ? b.content.map((p) => (p.type === 'image' ? { type: 'text' as const, text: `[image: ${p.mime}; Qwen Code keeps tool results as text]` } : p)) : b.content
     const parts: Part[] = [functionResponsePart(b.tool_use_id, name, { ...b, content } as ToolResultBlock)]
-    const status = b.is_error ? 'error' : 'success'
+    const status = failedResult(b) ? 'error' : 'success'
     await this.out(this.record(uuidFor(`${this.header.sid}/result/${b.tool_use_id}/${this.counter++}`), ts, 'tool_result', { role: 'user', parts }, inactive, { toolCallResult: { callId: b.tool_use_id, status, executionStatus: status } }))
   }
 

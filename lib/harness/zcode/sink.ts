@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { Writable } from 'node:stream'
 import Database from 'better-sqlite3'
-import { sourceHarness, type Block, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type SessionRec } from '../../model.js'
+import { sourceHarness, type BoundaryRec, type EndRec, type FerryRecord, type JsonObject, type MessageRec, type SessionRec } from '../../model.js'
 import { ExistsError, FerryError, UsageError, errorMessage } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import { isBusy } from '../../io/sqlite-readonly.js'
@@ -95,8 +95,6 @@ class ZCodeWriter extends StepWriter implements SessionWriter {
   private sessionRow: Row | null = null
   /** A compaction boundary not yet written: it becomes a visible note unless a summary message carries it. */
   private boundary: BoundaryRec | null = null
-  /** Calls in user messages (a person's slash commands), whose results are not tool results in ZCode. */
-  private readonly userCalls = new Set<string>()
   protected override readonly filenameFirst = true
 
   constructor(
@@ -228,18 +226,6 @@ class ZCodeWriter extends StepWriter implements SessionWriter {
 
   protected errorState(input: unknown, text: string, structured: JsonObject, time: { start: number; end: number }): JsonObject {
     return { status: 'error', input, error: typeof structured.error === 'string' ? structured.error : text, metadata: { ...(structured.metadata ?? {}), modelContent: text }, time }
-  }
-
-  protected override ownCall(id: string): boolean {
-    // The output of a person's command (Claude Code's `/compact` as a user-side call): ZCode has no such call.
-    return this.userCalls.delete(id)
-  }
-
-  protected override userCall(b: Extract<Block, { type: 'tool_use' }>): JsonObject {
-    // A call the person made (a slash command), not the model: ZCode keeps it as the typed text.
-    this.userCalls.add(b.id)
-    const args = b.input && typeof b.input === 'object' && typeof (b.input as JsonObject).args === 'string' ? ((b.input as JsonObject).args as string) : ''
-    return { type: 'text', text: `${b.name} ${args}`.trim() }
   }
 
   protected override synthetic(context: boolean, rec: MessageRec): boolean {

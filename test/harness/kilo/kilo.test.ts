@@ -72,7 +72,7 @@ t.test('read: agent code, usage on assistant records, the spilled output, then t
   const results = msgs.flatMap((m) => m.blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result'))
   const spilled = results.find((r) => r.tool_use_id === 'call_kilo_log')!
   t.same(spilled.truncated, { ref: { path: SPILL_PATH } }, 'the spilled output is named, as a truncated result')
-  t.match(results.find((r) => r.tool_use_id === 'call_kilo_test'), { is_error: false, exit_code: 127 })
+  t.match(results.find((r) => r.tool_use_id === 'call_kilo_test'), { is_error: true, exit_code: 127 }, 'a command that exited 127 is a failed call (failedResult, issue #41)')
   t.ok(msgs.some((m) => m.sid === `kilo:${child}` && m.blocks.some((b) => b.type === 'text' && /vitest is missing/.test(b.text))), 'the sub-agent conversation')
 })
 
