@@ -39,6 +39,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const FULL_ONLY = [
   // #47 item 7: every store writer on a real full tmpfs, three sessions each. 26 CPU-s (3 min wall at load 45).
   'test/reliability/full-disk.test.ts',
+  // #47 items 1, 2, 9, 10: real archives refused, damaged, exported under SIGINT. 17 CPU-s (3 min wall at load 44).
+  'test/reliability/archive.test.ts',
+  // #47 items 11, 14: search/redact/show under a hang bound, over an archived sample home. 7 CPU-s (2 min wall at load 44).
+  'test/reliability/bounds.test.ts',
+  // #47 items 3, 14: continue across homes, into ZCode, from stdin. 7 CPU-s (2 min wall at load 44).
+  'test/reliability/continue.test.ts',
+  // #47 item 4: Claude Code and ZCode writers into symlinked stores. 6 CPU-s (2 min wall at load 44).
+  'test/reliability/roots.test.ts',
   // Moved out of the fast set when five agents joined (npm test had reached 9 minutes on two quiet cores in
   // CI of 2026-12-07); wall times from that run, four files at a time:
   // every harness's sample into the archive, ls/cat/convert --archive, search, export with DuckDB. (120 s).

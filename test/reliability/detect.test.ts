@@ -4,7 +4,7 @@
 import t from 'tap'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ferry, jsonl, sampleHome } from '../kit.js'
+import { ferry, FIXTURES, jsonl, sampleHome } from '../kit.js'
 
 const REL = '.cursor/projects/home-dev-demo-app/agent-transcripts/c7a4e2f0-5b1d-4e3a-9f60-2d8c1b7e4a93/c7a4e2f0-5b1d-4e3a-9f60-2d8c1b7e4a93.jsonl'
 
@@ -21,4 +21,24 @@ t.test('item 13: a Cursor transcript with a 2 MB first line is read as Cursor, e
   const after = jsonl(r.stdout)
   t.equal(after[1]?.sid?.split(':')[0], 'cursor', 'still Cursor, not Claude Code')
   t.equal(after.length, before.length, `every record (${after.length} of ${before.length})`)
+})
+
+// Found by `npm run fuzz` (seed 4747): a Qwen Code session emptied or cut inside its first record was
+// "no session" (unlocated); the file stem is its id, so it is still that session and the cut is located.
+t.test('a Qwen Code session emptied, or cut inside its first record, is still found by its id', async (t) => {
+  const home = join(sampleHome(t), '..', 'qwen-home')
+  const { cpSync } = await import('node:fs')
+  cpSync(join(FIXTURES, 'qwen', 'home'), home, { recursive: true })
+  const id = 'd3b1c0de-5e6f-4a7b-8c9d-0e1f2a3b4c5d'
+  const file = join(home, '.qwen/projects/-home-dev-demo-app/chats', `${id}.jsonl`)
+  const whole = readFileSync(file)
+  writeFileSync(file, '')
+  const empty = await ferry(['--home', home, 'cat', `qwen:${id}`])
+  t.equal(empty.code, 0, empty.stderr.slice(0, 300))
+  t.ok(jsonl(empty.stdout).some((r) => r.kind === 'session' && r.sid === `qwen:${id}`), 'an empty session, not "no session"')
+  writeFileSync(file, whole.subarray(0, 40))
+  const cut = await ferry(['--home', home, 'cat', `qwen:${id}`])
+  t.equal(cut.code, 1)
+  t.notMatch(cut.stderr, /no-session/, 'found')
+  t.match(cut.stderr, new RegExp(`${id}\\.jsonl:1: `), 'the damage located at line 1')
 })
