@@ -118,6 +118,11 @@ t.test('a deleted source stays readable, converts, and is restored byte for byte
   const row = ls.find((s) => s.sid === `claude-code:${CLAUDE}`)
   t.ok(row?.gone_from_source, 'ls --archive says gone from source')
   t.equal(ls.filter((s) => !s.gone_from_source).length, ls.length - 2, 'the others are not')
+  // -n and --reverse are honoured (issue #49: newest first from the archive's index, stopped after N).
+  const two = jsonl((await ferry(['--home', home, 'ls', '--archive', '--all', '-n', '2', '--json'])).stdout)
+  t.same(two.map((s) => s.sid), ls.slice(0, 2).map((s) => s.sid), 'ls --archive -n 2: the two newest')
+  const oldest = jsonl((await ferry(['--home', home, 'ls', '--archive', '--all', '-n', '1', '--reverse', '--json'])).stdout)
+  t.same(oldest.map((s) => s.sid), [ls[ls.length - 1]!.sid], 'ls --archive -n 1 --reverse: the oldest')
   const table = await ferry(['--home', home, 'ls', '--archive'])
   t.match(table.stdout, /\[gone from source\] Fix the red build/)
   t.notMatch((await ferry(['--home', home, 'ls'])).stdout, /Fix the red build/, 'plain ls lists the stores, not the archive')
