@@ -69,7 +69,9 @@ t.test('resolve: id, unique prefix, file path, side folder; ambiguous and hostil
   t.equal((await claudeCode.resolve!(ctx, '3f1c'))?.id, FEATURE_ID)
   t.equal((await claudeCode.resolve!(ctx, join(PROJECT, `${FEATURE_ID}.jsonl`)))?.id, FEATURE_ID)
   t.equal((await claudeCode.resolve!(ctx, join(PROJECT, FEATURE_ID)))?.id, FEATURE_ID, 'side folder → its session')
-  t.equal(await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`), null)
+  // A sub-agent by the id a write reports for it (#46): exact ids only, naming its parent.
+  t.match(await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`), { id: `agent-${AGENT_ID}`, parent: `claude-code:${FEATURE_ID}` })
+  t.equal(await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`.slice(0, 12)), null, 'not by a prefix')
   t.equal(await claudeCode.resolve!(ctx, '../../etc/passwd'), null)
   t.equal(await claudeCode.resolve!(ctx, 'nope'), null)
   const home = cc.home(t)
