@@ -195,7 +195,9 @@ t.test('help, version and the messages people meet', async (t) => {
   t.equal(unquoted.code, 0, unquoted.stderr)
   t.match(unquoted.stdout, /\[truncated \d+ chars\]/, 'the unquoted transform options apply')
   t.equal(negSpan.code, 0, negSpan.stderr)
-  t.equal(yesterday.code, 0, yesterday.stderr)
+  // `yesterday` is a date, not a usage error; the samples are older, so nothing matches (#46: exit 1, said on stderr).
+  t.equal(yesterday.code, 1, yesterday.stderr)
+  t.match(yesterday.stderr, /^ferry: no sessions matched --from codex --since yesterday /)
   for (const l of jsonl(negSpan.stdout)) t.ok(Date.parse(l.updated_at ?? l.created_at) >= Date.now() - 3 * 86400e3 - 60e3)
   // Every example in every help is on one line and names a real sample, not a placeholder.
   const cmds = ['cat', 'write', 'convert', 'normalize-tools', 'continue']

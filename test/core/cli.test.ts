@@ -56,11 +56,11 @@ t.test('--home isolates every store from the real environment', async (t) => {
   const r = await ferry(['--home', empty, 'ls', '--json'], {
     env: { CODEX_HOME: elsewhere, CLAUDE_CONFIG_DIR: elsewhere, XDG_DATA_HOME: elsewhere, GROK_HOME: elsewhere, HOME: elsewhere },
   })
-  t.equal(r.code, 0, r.stderr)
+  t.equal(r.code, 1, 'nothing found is exit 1 (#46)')
   t.equal(r.stdout, '', 'nothing found in an empty home')
   const table = await ferry(['--home', empty, 'ls'])
-  t.match(table.stdout, /no sessions found/)
-  t.match(table.stdout, new RegExp(`codex ${empty.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.codex`), 'roots are under --home')
+  t.match(table.stderr, /no sessions found/)
+  t.match(table.stderr, new RegExp(`codex ${empty.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.codex`), 'roots are under --home')
 })
 
 t.test('a killed writer leaves no session behind', async (t) => {

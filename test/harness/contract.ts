@@ -447,9 +447,9 @@ export function contract(t: T, spec: ContractSpec): void {
       t.same(ctx.diagnostics.items, [], 'no diagnostics')
       t.notOk(existsSync(h.root(ctx)), 'looking creates no store')
       const ls = await ferry([...cliStore(h, empty), 'ls', '--harness', h.id, '--all', '--json'], { env: CLI_ENV })
-      t.equal(ls.code, 0, `ferry ls exits 0: ${ls.stderr}`)
+      t.equal(ls.code, 1, `ferry ls exits 1, nothing matched (#46): ${ls.stderr}`)
       t.equal(ls.stdout, '', 'and lists nothing')
-      t.equal(ls.stderr, '', 'and says nothing')
+      t.match(JSON.parse(ls.stderr.trim()), { error: { code: 'no-match' } }, 'and says only that nothing matched')
     })
 
     // Read clauses on one shared copy, snapshotted before and compared after.

@@ -7,6 +7,7 @@ import type { StoreContext } from '../../context.js'
 import { archiveFlag, archiveHarness } from '../archive-options.js'
 import { contextFrom, requireHome, type Args } from '../options.js'
 import { finishDiagnostics } from '../output.js'
+import { reportFailure } from '../failure.js'
 import { matches, noMatch, selectedHarnesses, selectionFrom, selectionWords } from '../selection.js'
 import { SORT_KEYS, sessionTable, sortSessions, tableWidth, type SortKey } from '../table.js'
 
@@ -66,9 +67,18 @@ export async function handler(argv: Args): Promise<void> {
   if (argv.json) {
     for (const s of sorted) if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
   } else if (sorted.length) process.stdout.write(sessionTable(sorted, tableWidth()))
-  finishDiagnostics(ctx.diagnostics)
   // `-n 0` of sessions that exist prints nothing, as `head -n 0`; none at all is exit 1 on stderr, as every selecting command.
-  if (rows.length === 0) throw noneFound(argv, ctx, hs)
+  const none = rows.length === 0 ? noneFound(argv, ctx, hs) : undefined
+  const d = ctx.diagnostics
+  if (none && d.errors + d.warnings > 0) {
+    // After reports, the line saying why comes before the summary, which stays last.
+    reportFailure(none, d.json)
+    process.exitCode = 1
+    finishDiagnostics(d)
+    return
+  }
+  finishDiagnostics(d)
+  if (none) throw none
 }
 
 /** The stderr line (and exit 1) of an empty listing: what was asked, where ferry looked, and why when a store failed. */

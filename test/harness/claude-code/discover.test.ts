@@ -69,10 +69,9 @@ t.test('resolve: id, unique prefix, file path, side folder; ambiguous and hostil
   t.equal((await claudeCode.resolve!(ctx, '3f1c'))?.id, FEATURE_ID)
   t.equal((await claudeCode.resolve!(ctx, join(PROJECT, `${FEATURE_ID}.jsonl`)))?.id, FEATURE_ID)
   t.equal((await claudeCode.resolve!(ctx, join(PROJECT, FEATURE_ID)))?.id, FEATURE_ID, 'side folder → its session')
-  // A sub-agent by the id a write reported for it (issue 46): found under its parent's folder, linked to the parent.
-  const sub = await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`)
-  t.match(sub?.path ?? '', new RegExp(`${FEATURE_ID}/subagents/agent-${AGENT_ID}\\.jsonl$`))
-  t.match(String(sub?.parent ?? ''), FEATURE_ID)
+  // A sub-agent by the id a write reports for it (#46): exact ids only, naming its parent.
+  t.match(await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`), { id: `agent-${AGENT_ID}`, parent: `claude-code:${FEATURE_ID}` })
+  t.equal(await claudeCode.resolve!(ctx, `agent-${AGENT_ID}`.slice(0, 12)), null, 'not by a prefix')
   t.equal(await claudeCode.resolve!(ctx, '../../etc/passwd'), null)
   t.equal(await claudeCode.resolve!(ctx, 'nope'), null)
   const home = cc.home(t)
