@@ -12,7 +12,7 @@
  * Schema: docs/formats/opencode.md §OpenCode 2.
  */
 import type Database from 'better-sqlite3'
-import { isObj, recordId, sessionKey, type Block, type FerryRecord, type JsonObject, type MessageRec, type NativeRec, type ResultPart, type SessionLink, type ToolResultBlock } from '../../model.js'
+import { failedResult, isObj, recordId, sessionKey, type Block, type FerryRecord, type JsonObject, type MessageRec, type NativeRec, type ResultPart, type SessionLink, type ToolResultBlock } from '../../model.js'
 import { FerryError } from '../../errors.js'
 import type { StoreContext } from '../../context.js'
 import { columns } from '../../io/sqlite-readonly.js'
@@ -148,6 +148,13 @@ function assistantRecords(r: Reading, row: MessageRow, data: JsonObject, ts: str
       if (state.status === 'completed' || state.status === 'error') {
         const res: ToolResultBlock = { type: 'tool_result', tool_use_id: id, content: resultContent(state), is_error: state.status === 'error' }
         const structured: JsonObject = {}
+        // A command that exited non-zero is a failed call although OpenCode keeps it `completed` (failedResult, issue 41).
+        const exit = isObj(state.result) && typeof state.result.exit === 'number' ? state.result.exit : undefined
+        if (exit !== undefined) res.exit_code = exit
+        if (state.status === 'completed' && failedResult(res)) {
+          res.is_error = true
+          structured.status = 'completed'
+        }
         if (state.structured !== undefined) structured.structured = state.structured
         if (state.result !== undefined) structured.result = state.result
         if (state.outputPaths !== undefined) structured.outputPaths = state.outputPaths

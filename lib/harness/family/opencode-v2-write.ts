@@ -148,7 +148,9 @@ export class V2Writer implements SessionWriter {
         if (!tool) continue
         const text = resultText(r.content)
         const content = [{ type: 'text', text }]
-        tool.state = r.is_error ? { status: 'error', input: tool.state.input, error: { type: 'tool', message: text || 'error' }, content } : { status: 'completed', input: tool.state.input, content }
+        // A call OpenCode itself kept `completed` (a non-zero exit) goes back the way it was.
+        const keptCompleted = this.same && isObj(r.structured) && r.structured.status === 'completed'
+        tool.state = r.is_error && !keptCompleted ? { status: 'error', input: tool.state.input, error: { type: 'tool', message: text || 'error' }, content } : { status: 'completed', input: tool.state.input, content }
         tool.time.completed = t
       }
       if (results.length === rec.blocks.length) return

@@ -39,7 +39,8 @@ t.test('a database with only the v2 tables: listed and read from session_v2/sess
   const calls = m.flatMap((r) => r.blocks.filter((b) => b.type === 'tool_use'))
   t.same(calls.map((b: any) => [b.id, b.name, b.input]), [['call_v2_bash', 'bash', { command: 'npm test' }], ['call_v2_read', 'read', { filePath: '/home/dev/demo-app/missing.json' }]], 'v2 tool names and arguments read as v1 (the vocabulary)')
   const results = m.flatMap((r) => r.blocks.filter((b) => b.type === 'tool_result'))
-  t.same(results.map((b: any) => [b.tool_use_id, b.content, b.is_error]), [['call_v2_bash', 'sh: 1: vitest: not found', false], ['call_v2_read', 'ENOENT: no such file', true]])
+  // The shell call OpenCode kept `completed` exited 127: a failed call (issue 41), its status kept for the way back.
+  t.same(results.map((b: any) => [b.tool_use_id, b.content, b.is_error, b.exit_code]), [['call_v2_bash', 'sh: 1: vitest: not found', true, 127], ['call_v2_read', 'ENOENT: no such file', true, undefined]])
   const last = m.filter((r) => r.role === 'assistant')[1]!
   t.same([last.stop_reason, last.usage?.input_tokens, last.usage?.cost_usd], ['end_turn', 1200, 0.002], 'usage and finish on the step\'s last assistant record')
   const b = recs.find((r): r is BoundaryRec => r.kind === 'boundary')!
@@ -111,7 +112,7 @@ t.test('writing into a v2 database: rows in session_v2/session_message, v1 table
   t.same(rows.map((r) => r.seq), rows.map((_, i) => i + 1), 'seq counts from 1 without gaps')
   t.ok(rows.every((r) => /^msg_/.test(r.id)), 'message ids in msg_ shape')
   const tools = rows.filter((r) => r.type === 'assistant').flatMap((r) => JSON.parse(r.data).content.filter((c: any) => c.type === 'tool'))
-  t.same(tools.map((c: any) => [c.id, c.name, c.state.status, c.state.content[0].text.length > 0]), [['toolu_demo_read', 'read', 'completed', true], ['toolu_demo_bash', 'shell', 'completed', true]], 'tool items carry id and state, v2 names')
+  t.same(tools.map((c: any) => [c.id, c.name, c.state.status, c.state.content[0].text.length > 0]), [['toolu_demo_read', 'read', 'completed', true], ['toolu_demo_bash', 'shell', 'error', true]], 'tool items carry id and state, v2 names; the command that exited 1 is a failed call from another agent (issue 41)')
   t.equal(JSON.parse(rows.find((r) => r.type === 'assistant' && JSON.parse(r.data).content.some((c: any) => c.name === 'read')).data).content.find((c: any) => c.name === 'read').state.input.path, '/home/dev/demo-app/package.json', 'filePath is path in v2')
   // ferry reads back what it wrote.
   const back = msgs(await oc.read(ctx, w!.id))
