@@ -42,3 +42,24 @@ t.test('a Qwen Code session emptied, or cut inside its first record, is still fo
   t.notMatch(cut.stderr, /no-session/, 'found')
   t.match(cut.stderr, new RegExp(`${id}\\.jsonl:1: `), 'the damage located at line 1')
 })
+
+// The same fuzz case for Gemini CLI: its file name carries only eight characters of the id, the
+// metadata line the rest; emptied or cut inside that line, the file is still the session its folders
+// (or, failing them, its name) give, found by the full id and damaged at its place.
+t.test('a Gemini CLI recording emptied, or cut inside its metadata line, is still found by its id', async (t) => {
+  const home = join(sampleHome(t), '..', 'gemini-home')
+  const { cpSync } = await import('node:fs')
+  cpSync(join(sampleHome(t), '.gemini'), join(home, '.gemini'), { recursive: true })
+  const id = 'b2c4e6f8-0a1b-4c2d-8e3f-5a6b7c8d9e0f'
+  const file = join(home, '.gemini/tmp/demo-app/chats/session-2026-11-21T10-00-b2c4e6f8.jsonl')
+  const whole = readFileSync(file)
+  writeFileSync(file, '')
+  const empty = await ferry(['--home', home, 'cat', `gemini:${id}`])
+  t.equal(empty.code, 0, empty.stderr.slice(0, 300))
+  t.ok(jsonl(empty.stdout).some((r) => r.kind === 'session' && r.sid === `gemini:${id}`), 'an empty session, not "no session"')
+  writeFileSync(file, whole.subarray(0, 30))
+  const cut = await ferry(['--home', home, 'cat', `gemini:${id}`])
+  t.equal(cut.code, 1)
+  t.notMatch(cut.stderr, /no-session/, 'found')
+  t.match(cut.stderr, /session-2026-11-21T10-00-b2c4e6f8\.jsonl:1: /, 'the damage located at line 1')
+})

@@ -79,7 +79,14 @@ export async function sessionInfo(ctx: StoreContext, path: string, cwd: string |
       const v = parseJsonLine(b)
       return isObj(v) && ((typeof v.id === 'string' && typeof v.type === 'string') || isObj(v.$set))
     })
-    if (!isRecording) return null
+    if (!isRecording) {
+      // Nothing in it is a whole record (emptied, or cut inside its first line): still the session its
+      // folders or name give, so reading it reports the damage at its place instead of "no session".
+      const damaged = !parent && ends.head.lines.every((b) => !wholeObject(stripBom(b)))
+      if (!damaged) return null
+      const id = await idFromFolders(path, parent)
+      return { harness: 'gemini', id, sid: sessionKey('gemini', id), path, locator: { path }, ...(cwd ? { cwd } : {}), bytes: ends.size }
+    }
     id = await idFromFolders(path, parent)
     meta = {}
   }
@@ -176,5 +183,22 @@ export async function resolve(ctx: StoreContext, ref: string): Promise<SessionIn
     if (info.id === ref) return info
     if (info.id.startsWith(ref)) matches.push(info)
   }
+  if (matches.length === 0 && /^[0-9a-f]{8}/i.test(ref)) {
+    // A damaged recording without its metadata line is listed under its file stem: the one file whose name
+    // carries the id's first eight characters is the session asked for.
+    const short = `-${ref.slice(0, 8).toLowerCase()}`
+    const named: SessionInfo[] = []
+    for await (const info of discover(ctx, { all: true })) if (!info.parent && info.id === basename(info.path ?? '', '.jsonl') && info.id.endsWith(short)) named.push(info)
+    if (named.length === 1) return named[0]!
+  }
   return matches.length === 1 ? matches[0]! : null
+}
+
+/** Whether a line is a complete JSON object (parseJsonLine also reads a torn line's leading fields). */
+function wholeObject(b: Buffer): boolean {
+  try {
+    return isObj(JSON.parse(b.toString('utf8')))
+  } catch {
+    return false
+  }
 }
