@@ -123,6 +123,10 @@ t.test('a deleted source stays readable, converts, and is restored byte for byte
   t.same(two.map((s) => s.sid), ls.slice(0, 2).map((s) => s.sid), 'ls --archive -n 2: the two newest')
   const oldest = jsonl((await ferry(['--home', home, 'ls', '--archive', '--all', '-n', '1', '--reverse', '--json'])).stdout)
   t.same(oldest.map((s) => s.sid), [ls[ls.length - 1]!.sid], 'ls --archive -n 1 --reverse: the oldest')
+  // MSGS means the same in both listings (issue 46): the agent's own count where its store keeps one, else none.
+  const listed = jsonl((await ferry(['--home', home, 'ls', '--all', '--json'])).stdout)
+  for (const s of listed) t.equal(ls.find((a) => a.sid === s.sid)?.message_count, s.message_count, `${s.sid}: MSGS as the live ls`)
+  t.ok(listed.some((s) => typeof s.message_count === 'number'), 'some stores keep a count')
   const table = await ferry(['--home', home, 'ls', '--archive'])
   t.match(table.stdout, /\[gone from source\] Fix the red build/)
   t.notMatch((await ferry(['--home', home, 'ls'])).stdout, /Fix the red build/, 'plain ls lists the stores, not the archive')

@@ -448,6 +448,8 @@ export interface ArchivedSession {
   parent: string | null
   parent_kind: string | null
   message_count: number
+  /** The message count the agent's own store gave when the session was listed (`ls`'s MSGS), when it gives one. */
+  agent_message_count: number | null
   record_count: number
   src_path: string | null
   gone_at: string | null
@@ -455,7 +457,8 @@ export interface ArchivedSession {
   synced_at: string
 }
 
-const SESSION_COLS = 'sid, harness, native_id, cwd, title, title_source, model, agent_version, git_branch, created_at, updated_at, parent, parent_kind, message_count, record_count, src_path, gone_at, first_archived_at, synced_at'
+// agent_message_count: what the live `ls` shows as MSGS, kept in the listing's info (never an error on a damaged info).
+const SESSION_COLS = "sid, harness, native_id, cwd, title, title_source, model, agent_version, git_branch, created_at, updated_at, parent, parent_kind, message_count, CASE WHEN json_valid(info) THEN json_extract(info, '$.message_count') END AS agent_message_count, record_count, src_path, gone_at, first_archived_at, synced_at"
 
 export function listArchived(db: ArchiveDb, harnesses?: readonly string[]): ArchivedSession[] {
   return [...iterateArchived(db, harnesses)]

@@ -23,8 +23,9 @@ export function toInfo(s: ArchivedSession, db: string): ArchivedInfo {
     sid: s.sid,
     path: db,
     locator: { db, table: 'sessions', pk: s.sid },
-    message_count: s.message_count,
   }
+  // MSGS means what the live listing means: the agent's own count, where its store keeps one (issue 46).
+  if (typeof s.agent_message_count === 'number') info.message_count = s.agent_message_count
   if (s.cwd) info.cwd = s.cwd
   if (s.title) info.title = s.title
   if (s.title_source) info.title_source = s.title_source

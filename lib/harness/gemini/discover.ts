@@ -81,8 +81,9 @@ export async function sessionInfo(ctx: StoreContext, path: string, cwd: string |
     })
     if (!isRecording) {
       // Nothing in it is a whole record (emptied, or cut inside its first line): still the session its
-      // folders or name give, so reading it reports the damage at its place instead of "no session".
-      const damaged = !parent && ends.head.lines.every((b) => !wholeObject(stripBom(b)))
+      // folders or name give, so reading it reports the damage at its place instead of "no session" (only a file named
+      // and placed as a recording: any other file that is not one stays not one).
+      const damaged = !parent && isSessionFileName(basename(path)) && basename(dirname(path)) === 'chats' && ends.head.lines.every((b) => !wholeObject(stripBom(b)))
       if (!damaged) return null
       const id = await idFromFolders(path, parent)
       return { harness: 'gemini', id, sid: sessionKey('gemini', id), path, locator: { path }, ...(cwd ? { cwd } : {}), bytes: ends.size }
