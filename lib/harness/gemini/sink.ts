@@ -131,7 +131,9 @@ class GeminiWriter implements SessionWriter {
     const w = new GeminiWriter(file, header, id, source, commitRegistry, written, opts.force === true)
     const raw = w.ownRaw(header)
     if (raw) w.rawLines(raw)
-    else w.line({ sessionId: id, projectHash: projectHash(project), startTime: created, lastUpdated: isoOr(header.updated_at, created), kind: parent ? 'subagent' : 'main' })
+    // The source's title as Gemini's own `summary`: its session list (and ferry's) shows it, not the first user text, which
+    // from another agent may be injected context (`<user_info>`). A sub-agent's summary is its result, so none there.
+    else w.line({ sessionId: id, projectHash: projectHash(project), startTime: created, lastUpdated: isoOr(header.updated_at, created), ...(!parent && header.title?.trim() ? { summary: header.title.trim() } : {}), kind: parent ? 'subagent' : 'main' })
     return w
   }
 
