@@ -67,7 +67,11 @@ export async function sessionInfo(ctx: StoreContext, path: string, parent?: stri
     const v = parseJsonLine(buf)
     if (!isObj(v)) continue
     if (iso(v.timestamp) && (!updated || iso(v.timestamp)! > updated)) updated = iso(v.timestamp)
-    if (v.type === 'system' && v.subtype === 'custom_title' && isObj(v.systemPayload) && typeof v.systemPayload.title === 'string') custom = v.systemPayload.title
+    // 0.24.4 writes `customTitle` (with `titleSource`); `title` is kept for files that have it.
+    if (v.type === 'system' && v.subtype === 'custom_title' && isObj(v.systemPayload)) {
+      const t = typeof v.systemPayload.customTitle === 'string' ? v.systemPayload.customTitle : v.systemPayload.title
+      if (typeof t === 'string') custom = t
+    }
   }
   if (updated) info.updated_at = updated
   if (custom?.trim()) {

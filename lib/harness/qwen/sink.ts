@@ -224,6 +224,13 @@ class QwenWriter implements SessionWriter {
     await this.note(this.compaction.end(), this.lastTs)
     await this.flushTurn()
     if (this.open.size) await this.answerOpen(this.lastTs, false)
+    // Another agent's title as Qwen's own title record (as 0.24.4 appends one): its session list, and ferry's, show it
+    // rather than the first user text, which from another agent may be injected context (`<user_info>`).
+    const title = this.header.title?.trim()
+    if (title && this.source !== 'qwen' && !this.metaFile) {
+      const rec = { uuid: uuidFor(`${this.header.sid}/title`), parentUuid: this.lastActive, sessionId: this.sessionId, timestamp: this.lastTs, type: 'system', subtype: 'custom_title', cwd: this.cwd, version: WRITTEN_VERSION, ...this.envelopeExtra, systemPayload: { customTitle: title, titleSource: 'auto' } }
+      await this.out(JSON.stringify(rec) + '\n')
+    }
     await this.file.write(this.buffer)
     this.buffer = ''
     if (this.metaFile) await writeWholeFile(this.metaFile.path, this.metaFile.text, { force: this.force, root: this.root })
