@@ -207,6 +207,17 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   const top = topVersion(db)
   const rowsPerFile = opts.rowsPerFile ?? 20_000
 
+  const onBad = (e: FerryError) => {
+    sum.badRows = (sum.badRows ?? 0) + 1
+    if (!opts.onBadRow) throw e
+    opts.onBadRow(e)
+  }
+  // A session row whose header is not the JSON ferry wrote costs that row, located, as a record's does.
+  const badSession = (r: Row, err: unknown) => {
+    sum.sessions--
+    onBad(badRow(db, `sessions:${String(r.sid)}`, err))
+  }
+
   // Sessions: rewrite each partition that has a changed session.
   const parts = db.prepare(`SELECT DISTINCT s.harness AS h, ${MONTH} AS m FROM sessions s WHERE s.ver > ?`).all(state.sessions_ver) as { h: string; m: string }[]
   const inPart = db.prepare(`SELECT s.*, ${MONTH} AS m FROM sessions s WHERE s.harness = ? AND ${MONTH} = ? ORDER BY s.sid`)
@@ -230,25 +241,21 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
       gone_from_source: s.gone_at !== null && s.gone_at !== undefined,
       header: s.header as string,
     }))
-    sum.bytes += writeFile(join(opts.out, 'sessions', part(p.h, p.m), `sessions.${ext}`), opts.format, SESSION_COLUMNS, rows)
+    sum.bytes += writeFile(join(opts.out, 'sessions', part(p.h, p.m), `sessions.${ext}`), opts.format, SESSION_COLUMNS, rows, badSession)
     sum.files++
     sum.sessions += rows.length
   }
 
   // Records: new files for records new or changed since the last export, paged by rowid.
-  const page = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, ${partsColumns(db, 'r')}, s.harness AS h, ${MONTH} AS m
-    FROM records r JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid > ? ORDER BY r.rid LIMIT 2000`)
-  const one = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, ${partsColumns(db, 'r')}, s.harness AS h, ${MONTH} AS m
-    FROM records r JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid = ?`)
-  const onBad = (e: FerryError) => {
-    sum.badRows = (sum.badRows ?? 0) + 1
-    if (!opts.onBadRow) throw e
-    opts.onBadRow(e)
-  }
+  const page = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, ${partsColumns(db, 'r')}, coalesce(s.harness, substr(r.sid, 1, instr(r.sid, ':') - 1)) AS h, ${MONTH} AS m, s.sid IS NULL AS orphan
+    FROM records r LEFT JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid > ? ORDER BY r.rid LIMIT 2000`)
+  const one = db.prepare(`SELECT r.rid, r.sid, r.id, r.ord, r.kind, r.role, r.ts, r.tools, r.active, ${partsColumns(db, 'r')}, coalesce(s.harness, substr(r.sid, 1, instr(r.sid, ':') - 1)) AS h, ${MONTH} AS m, s.sid IS NULL AS orphan
+    FROM records r LEFT JOIN sessions s ON s.sid = r.sid WHERE r.ver > ? AND r.ver <= ? AND r.rid = ?`)
   const badLine = (r: Row, err: unknown) => {
     sum.records--
     onBad(badRow(db, `records:${String(r.id)}`, err))
   }
+  const orphans = new Set<string>()
   const buffers = new Map<string, { h: string; m: string; rows: Row[]; bytes: number }>()
   let n = 0
   let buffered = 0
@@ -262,7 +269,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
   let after = 0
   for (;;) {
     let salvaged: number[] | undefined
-    type R = { rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; h: string; m: string } & StoredRow
+    type R = { rid: number; sid: string; id: string; ord: number; kind: string; role: string | null; ts: string | null; tools: string | null; active: number; h: string; m: string; orphan: number } & StoredRow
     const rows = pageOrSalvage(
       db,
       () => page.all(state.records_ver, top, after) as R[],
@@ -271,6 +278,11 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
       onBad,
     )
     for (const r of rows) {
+      // A record whose session row is gone or damaged (its sid no longer matches) is still exported, and said once.
+      if (r.orphan && !orphans.has(r.sid)) {
+        orphans.add(r.sid)
+        onBad(new FerryError(`the session row of ${r.sid} is missing or damaged; its records are exported without it`, { code: 'bad-row', position: { file: db.name, row: `sessions:${r.sid}` } }))
+      }
       const key = `${r.h}\u0000${r.m}`
       let b = buffers.get(key)
       if (!b) buffers.set(key, (b = { h: r.h, m: r.m, rows: [], bytes: 0 }))

@@ -135,3 +135,21 @@ t.test('item 10: export temp files go on SIGINT, and a re-run sweeps what a kill
   t.equal(r.code, 0, r.stderr)
   t.same(left(out), [], 'the re-run removed the stale temp file')
 })
+
+// Found by `npm run fuzz` (seed 158213) once the branches met: a damaged session row cost an `internal`
+// error (its header not JSON) or, when its sid no longer matched, every record of that session silently.
+t.test('a damaged session row: located, and every record still exported', async (t) => {
+  const { home, db } = await archivedHome(t)
+  const d = new Database(db)
+  const [a, b] = d.prepare('SELECT sid FROM sessions ORDER BY sid LIMIT 2').all() as { sid: string }[]
+  const total = (d.prepare('SELECT count(*) AS n FROM records').get() as { n: number }).n
+  d.prepare('UPDATE sessions SET header = ? WHERE sid = ?').run('{"kind":"session";"bad', a!.sid)
+  d.prepare('UPDATE sessions SET sid = ? WHERE sid = ?').run(`${b!.sid}~`, b!.sid)
+  d.close()
+  const r = await ferry(['--home', home, 'export', '--format', 'jsonl', '--out', join(tempDir(t), 'x'), '--json'])
+  t.equal(r.code, 1, 'exit 1')
+  t.notMatch(r.stderr, /internal|\n\s+at /, 'not internal, no stack trace')
+  t.match(r.stderr, new RegExp(`bad-row: .*archive\\.db \\[sessions:${a!.sid}\\]`), 'the unreadable header, located')
+  t.match(r.stderr, new RegExp(`bad-row: .*archive\\.db \\[sessions:${b!.sid}\\]: the session row .* is missing or damaged`), 'the orphaned records, said')
+  t.equal(JSON.parse(r.stdout).records, total, 'every record exported')
+})
