@@ -7,7 +7,6 @@
  * resolved root.
  */
 import { lstatSync, realpathSync } from 'node:fs'
-import { realpath } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import { UnsafePathError } from '../errors.js'
 
@@ -16,24 +15,19 @@ function within(root: string, p: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
-async function realOrNull(p: string): Promise<string | null> {
+function realOrNull(p: string): string | null {
   try {
-    return await realpath(p)
+    return realpathSync(p)
   } catch {
     return null
   }
 }
 
-/** Throws UnsafePathError unless `target` (a file or directory to be created) stays inside `root`. */
-export async function insideRoot(root: string, target: string): Promise<void> {
-  const absRoot = resolve(root)
-  const abs = resolve(target)
-  if (!within(absRoot, abs)) throw new UnsafePathError(`refusing to write outside ${absRoot}: ${abs}`, abs)
-  // A root that does not exist yet is created by the writer; then nothing below it can be a link.
-  const realRoot = (await realOrNull(absRoot)) ?? absRoot
+/** The deepest existing folder above `abs` must resolve inside the root: a symlink on the way would carry the write out. */
+function ancestorsInside(absRoot: string, realRoot: string, abs: string): void {
   let dir = dirname(abs)
   for (;;) {
-    const real = await realOrNull(dir)
+    const real = realOrNull(dir)
     if (real !== null) {
       if (!within(realRoot, real) && within(absRoot, dir)) throw new UnsafePathError(`refusing to write through a symlink that leaves ${absRoot}: ${dir}`, dir)
       return
@@ -44,12 +38,13 @@ export async function insideRoot(root: string, target: string): Promise<void> {
   }
 }
 
-function realOrNullSync(p: string): string | null {
-  try {
-    return realpathSync(p)
-  } catch {
-    return null
-  }
+/** Throws UnsafePathError unless `target` (a file or directory to be created) stays inside `root`. */
+export async function insideRoot(root: string, target: string): Promise<void> {
+  const absRoot = resolve(root)
+  const abs = resolve(target)
+  if (!within(absRoot, abs)) throw new UnsafePathError(`refusing to write outside ${absRoot}: ${abs}`, abs)
+  // A root that does not exist yet is created by the writer; then nothing below it can be a link.
+  ancestorsInside(absRoot, realOrNull(absRoot) ?? absRoot, abs)
 }
 
 /**
@@ -61,23 +56,13 @@ export function fileInsideRootSync(root: string, file: string): void {
   const absRoot = resolve(root)
   const abs = resolve(file)
   if (!within(absRoot, abs)) throw new UnsafePathError(`refusing to write outside ${absRoot}: ${abs}`, abs)
-  const realRoot = realOrNullSync(absRoot) ?? absRoot
+  const realRoot = realOrNull(absRoot) ?? absRoot
   // The file itself when it is there (a dangling link too: SQLite would create its target).
   if (isLink(abs)) {
-    const real = realOrNullSync(abs)
+    const real = realOrNull(abs)
     if (real === null || !within(realRoot, real)) throw new UnsafePathError(`refusing to write through a symlink that leaves ${absRoot}: ${abs}`, abs)
   }
-  let dir = dirname(abs)
-  for (;;) {
-    const real = realOrNullSync(dir)
-    if (real !== null) {
-      if (!within(realRoot, real) && within(absRoot, dir)) throw new UnsafePathError(`refusing to write through a symlink that leaves ${absRoot}: ${dir}`, dir)
-      return
-    }
-    const up = dirname(dir)
-    if (up === dir) return
-    dir = up
-  }
+  ancestorsInside(absRoot, realRoot, abs)
 }
 
 function isLink(p: string): boolean {

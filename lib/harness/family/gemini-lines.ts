@@ -13,6 +13,19 @@ export function stripBom(buf: Buffer): Buffer {
   return buf.subarray(0, 3).equals(BOM) ? buf.subarray(3) : buf
 }
 
+/**
+ * Whether a line is one complete JSON object (a byte order mark allowed). parseJsonLine also reads a
+ * torn line's leading fields; this tells an emptied or cut recording from a whole one.
+ */
+export function wholeObject(buf: Buffer): boolean {
+  try {
+    const v: unknown = JSON.parse(stripBom(buf).toString('utf8'))
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+  } catch {
+    return false
+  }
+}
+
 /** An ISO time string, normalised; undefined when it does not parse. */
 export function isoTime(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined

@@ -14,7 +14,7 @@ import type { StoreContext } from '../../context.js'
 import { readableOf } from '../../io/drain.js'
 import { columns, dbError, openReadOnly, type ReadOnlyDb } from '../../io/sqlite-readonly.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
-import { hasV2, NOT_MIGRATED } from './opencode-v2-schema.js'
+import { hasV2, NOT_MIGRATED, V2_MESSAGE_COUNT } from './opencode-v2-schema.js'
 
 /** One harness's database, as the family's code needs to know it. */
 export interface Layout {
@@ -71,12 +71,15 @@ export function open(layout: Layout, path: string): ReadOnlyDb {
   return openReadOnly(path, { source: layout.harness, ...(layout.busyTimeout !== undefined ? { busyTimeout: layout.busyTimeout } : {}) })
 }
 
+/** Each v1 `session` row's message count, as a listing's column. */
+const V1_MESSAGE_COUNT = '(SELECT COUNT(*) FROM message WHERE message.session_id = session.id) AS message_count'
+
 /**
  * `SELECT <known columns> FROM session`, adapted to the columns this database has;
  * with `counted`, each session's message count too (one indexed COUNT: `message` is indexed by session).
  */
 export function sessionSelect(layout: Layout, cols: Set<string>, counted = false): string {
-  const count = counted ? ', (SELECT COUNT(*) FROM message WHERE message.session_id = session.id) AS message_count' : ''
+  const count = counted ? `, ${V1_MESSAGE_COUNT}` : ''
   return `SELECT ${layout.sessionColumns.filter((c) => cols.has(c)).join(', ')}${count} FROM session`
 }
 
@@ -134,9 +137,8 @@ function bothTables(layout: Layout, db: Database.Database, counted: boolean): st
   const v2 = columns(db, 'session_v2')
   const v1 = columns(db, 'session')
   const pick = (cols: Set<string>) => layout.sessionColumns.map((c) => (cols.has(c) ? c : `NULL AS ${c}`)).join(', ')
-  const v2count = `(SELECT COUNT(*) FROM session_message m WHERE m.session_id = session_v2.id AND m.type IN ('user', 'assistant')) AS message_count`
-  const parts = [`SELECT ${v2.has('fork_session_id') ? 'fork_session_id' : 'NULL AS fork_session_id'}, 'session_v2' AS tbl, ${pick(v2)}${counted ? `, ${v2count}` : ''} FROM session_v2`]
-  if (v1.has('id')) parts.push(`SELECT NULL AS fork_session_id, 'session' AS tbl, ${pick(v1)}${counted ? ', (SELECT COUNT(*) FROM message WHERE message.session_id = session.id) AS message_count' : ''} FROM session WHERE ${NOT_MIGRATED}`)
+  const parts = [`SELECT ${v2.has('fork_session_id') ? 'fork_session_id' : 'NULL AS fork_session_id'}, 'session_v2' AS tbl, ${pick(v2)}${counted ? `, ${V2_MESSAGE_COUNT}` : ''} FROM session_v2`]
+  if (v1.has('id')) parts.push(`SELECT NULL AS fork_session_id, 'session' AS tbl, ${pick(v1)}${counted ? `, ${V1_MESSAGE_COUNT}` : ''} FROM session WHERE ${NOT_MIGRATED}`)
   return `SELECT * FROM (${parts.join(' UNION ALL ')})`
 }
 

@@ -14,18 +14,12 @@ import { columns } from '../../io/sqlite-readonly.js'
 /** The `session_v2` columns read; the listing takes what the database has. */
 export const V2_SESSION_COLUMNS = ['id', 'parent_id', 'fork_session_id', 'directory', 'title', 'version', 'model', 'time_created', 'time_updated', 'time_archived'] as const
 
-/** The message types that are conversation (counted as messages in a listing). */
-export const V2_TURN_TYPES = ['user', 'assistant'] as const
+/** Each `session_v2` row's message count: the conversation types (`user`, `assistant`), as a listing's column. */
+export const V2_MESSAGE_COUNT = "(SELECT COUNT(*) FROM session_message m WHERE m.session_id = session_v2.id AND m.type IN ('user', 'assistant')) AS message_count"
 
 /** Whether this database has OpenCode 2's session tables. */
 export function hasV2(db: Database.Database): boolean {
   return columns(db, 'session_v2').has('id') && columns(db, 'session_message').has('session_id')
-}
-
-/** `SELECT <columns> FROM session_v2`, with each session's message count when asked. */
-export function v2SessionSelect(cols: Set<string>, counted = false): string {
-  const count = counted ? `, (SELECT COUNT(*) FROM session_message m WHERE m.session_id = session_v2.id AND m.type IN ('user', 'assistant')) AS message_count` : ''
-  return `SELECT ${V2_SESSION_COLUMNS.filter((c) => cols.has(c)).join(', ')}${count} FROM session_v2`
 }
 
 /** The v1 rows a listing skips in a database that has v2 tables: those migrated into them. */

@@ -15,7 +15,7 @@ import { parseJsonLine, readEnds } from '../../io/line-file.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { isSessionFileName, store } from './paths.js'
 import { isTypedPrompt, textOf } from './records.js'
-import { isoTime as iso, listDir as entries, stripBom } from '../family/gemini-lines.js'
+import { isoTime as iso, listDir as entries, stripBom, wholeObject } from '../family/gemini-lines.js'
 
 const HEAD_BYTES = 256 * 1024
 const TAIL_BYTES = 64 * 1024
@@ -83,7 +83,7 @@ export async function sessionInfo(ctx: StoreContext, path: string, cwd: string |
       // Nothing in it is a whole record (emptied, or cut inside its first line): still the session its
       // folders or name give, so reading it reports the damage at its place instead of "no session" (only a file named
       // and placed as a recording: any other file that is not one stays not one).
-      const damaged = !parent && isSessionFileName(basename(path)) && basename(dirname(path)) === 'chats' && ends.head.lines.every((b) => !wholeObject(stripBom(b)))
+      const damaged = !parent && isSessionFileName(basename(path)) && basename(dirname(path)) === 'chats' && ends.head.lines.every((b) => !wholeObject(b))
       if (!damaged) return null
       const id = await idFromFolders(path, parent)
       return { harness: 'gemini', id, sid: sessionKey('gemini', id), path, locator: { path }, ...(cwd ? { cwd } : {}), bytes: ends.size }
@@ -180,26 +180,15 @@ export async function resolve(ctx: StoreContext, ref: string): Promise<SessionIn
     return sessionInfo(ctx, p, cwd, inSub ? sessionKey('gemini', basename(dirname(p))) : undefined)
   }
   const matches: SessionInfo[] = []
+  // A damaged recording without its metadata line is listed under its file stem: the one file whose name
+  // carries the id's first eight characters is the session asked for (gathered in the same pass).
+  const short = /^[0-9a-f]{8}/i.test(ref) ? `-${ref.slice(0, 8).toLowerCase()}` : null
+  const named: SessionInfo[] = []
   for await (const info of discover(ctx, { all: true })) {
     if (info.id === ref) return info
     if (info.id.startsWith(ref)) matches.push(info)
+    else if (short && !info.parent && info.id.endsWith(short) && info.id === basename(info.path ?? '', '.jsonl')) named.push(info)
   }
-  if (matches.length === 0 && /^[0-9a-f]{8}/i.test(ref)) {
-    // A damaged recording without its metadata line is listed under its file stem: the one file whose name
-    // carries the id's first eight characters is the session asked for.
-    const short = `-${ref.slice(0, 8).toLowerCase()}`
-    const named: SessionInfo[] = []
-    for await (const info of discover(ctx, { all: true })) if (!info.parent && info.id === basename(info.path ?? '', '.jsonl') && info.id.endsWith(short)) named.push(info)
-    if (named.length === 1) return named[0]!
-  }
+  if (matches.length === 0 && named.length === 1) return named[0]!
   return matches.length === 1 ? matches[0]! : null
-}
-
-/** Whether a line is a complete JSON object (parseJsonLine also reads a torn line's leading fields). */
-function wholeObject(b: Buffer): boolean {
-  try {
-    return isObj(JSON.parse(b.toString('utf8')))
-  } catch {
-    return false
-  }
 }

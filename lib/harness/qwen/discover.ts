@@ -14,21 +14,12 @@ import { mapAhead } from '../../io/ahead.js'
 import { parseJsonLine, readEnds } from '../../io/line-file.js'
 import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { store } from './paths.js'
-import { isoTime as iso, listDir as entries, stripBom } from '../family/gemini-lines.js'
+import { isoTime as iso, listDir as entries, stripBom, wholeObject } from '../family/gemini-lines.js'
 import { typedText } from './records.js'
 
 const HEAD_BYTES = 256 * 1024
 const TAIL_BYTES = 64 * 1024
 
-
-/** Whether a line is a complete JSON object (parseJsonLine also reads a torn line's leading fields). */
-function wholeObject(b: Buffer): boolean {
-  try {
-    return isObj(JSON.parse(b.toString('utf8')))
-  } catch {
-    return false
-  }
-}
 
 /** Everything `ls` shows about one session file; null when it is not a Qwen Code session. */
 export async function sessionInfo(ctx: StoreContext, path: string, parent?: string): Promise<SessionInfo | null> {
@@ -51,7 +42,7 @@ export async function sessionInfo(ctx: StoreContext, path: string, parent?: stri
   if (!first) {
     // Nothing in it parses (emptied, or cut inside its first record): still this session by its name (the
     // id is the file stem), so reading it reports the damage at its place instead of "no session".
-    const cut = !parent && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) && ends.head.lines.every((b) => !wholeObject(stripBom(b)))
+    const cut = !parent && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) && ends.head.lines.every((b) => !wholeObject(b))
     return cut ? { harness: 'qwen', id, sid: sessionKey('qwen', id), path, locator: { path } } : null
   }
   if (!parent && first.sessionId !== id) return null
