@@ -75,10 +75,22 @@ const READER_MAX_PLAIN = 8 * 1024 * 1024
 const READER_MAX_ZSTD = 1024 * 1024
 const AUTO_MIN_SESSIONS = 32
 const AUTO_MIN_BYTES = 16 * 1024 * 1024
+/**
+ * A reader is handed its sessions this many at a time, asking for the next
+ * slice when it starts on one. All of them in its start-up data (as before)
+ * put every session's discovery info into its capped heap at once: 50,000
+ * of them (100,000 sessions, two readers) were more than the 64 MB, and
+ * every session failed.
+ */
+const SLICE = 64
 
 interface Setup {
   [MARK]: true
   ctx: PortableContext
+}
+
+/** The writer's answer to a reader's `more`: its next sessions (none: there are no more). */
+interface Slice {
   items: ReadItem[]
 }
 
@@ -89,6 +101,7 @@ interface Setup {
 type Packed<T> = { [K in keyof T]: K extends 'data' | 'text' ? number : T[K] }
 type Shipped = Packed<Row> | Exclude<SessionEvent, Row>
 type FromReader = { t: 'batch' | 'done'; j: number; evs: Shipped[]; chunks?: ArrayBuffer[]; fail?: Diagnostic }
+type ToReader = 'ack' | ArrayBuffer[] | Slice
 
 const TEXT_FIELDS = ['data', 'text'] as const
 
@@ -230,8 +243,9 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
   const base = portableContext(ctx)
   const slots: Slot[] = Array.from({ length: n }, (_, k) => {
     const share = threaded.filter((_, i) => i % n === k)
+    let given = 0
     const w = new Worker(new URL(import.meta.url), {
-      workerData: { [MARK]: true, ctx: base, items: share } satisfies Setup,
+      workerData: { [MARK]: true, ctx: base } satisfies Setup,
       resourceLimits: { maxOldGenerationSizeMb: READER_OLD_SPACE_MB, maxYoungGenerationSizeMb: READER_YOUNG_SPACE_MB },
     })
     const slot: Slot = { w, queue: [], wake: null, crashed: null, ended: false }
@@ -240,7 +254,12 @@ function readers(ctx: StoreContext, items: ReadItem[], n: number): ReadAhead | n
       slot.wake = null
       f?.()
     }
-    w.on('message', (m: FromReader) => (slot.queue.push(m), poke()))
+    w.on('message', (m: FromReader | 'more') => {
+      if (m !== 'more') return void (slot.queue.push(m), poke())
+      const items = share.slice(given, given + SLICE)
+      given += items.length
+      w.postMessage({ items } satisfies Slice)
+    })
     w.once('error', (err) => ((slot.crashed = err), poke()))
     w.once('exit', () => ((slot.ended = true), poke()))
     return slot
@@ -303,7 +322,19 @@ async function read(setup: Setup, port: MessagePort): Promise<void> {
   // Batch buffers the writer is done with.
   const pool: ArrayBuffer[] = []
   let resume: (() => void) | null = null
-  port.on('message', (m: 'ack' | ArrayBuffer[]) => {
+  // Sessions handed over and not yet read, and the answer to the `more` asked for (one at a time).
+  const todo: ReadItem[] = []
+  let asked: ((items: ReadItem[]) => void) | null = null
+  let ended = false
+  const more = () => new Promise<ReadItem[]>((res) => ((asked = res), port.postMessage('more')))
+  let next: Promise<ReadItem[]> | null = null
+  port.on('message', (m: ToReader) => {
+    if (typeof m === 'object' && 'items' in m) {
+      const res = asked
+      asked = null
+      res?.(m.items)
+      return
+    }
     if (m !== 'ack') {
       for (const c of m) if (pool.length < POOL_MAX) pool.push(c)
       return
@@ -323,8 +354,18 @@ async function read(setup: Setup, port: MessagePort): Promise<void> {
     inFlightBytes += p.bytes
     if (++inFlight >= WINDOW || inFlightBytes >= WINDOW_BYTES) await new Promise<void>((r) => (resume = r))
   }
-  for (let j = 0; j < setup.items.length; j++) {
-    const { src, session } = setup.items[j]!
+  for (let j = 0; ; j++) {
+    if (!todo.length && !ended) {
+      const got = await (next ?? more())
+      next = null
+      if (got.length) todo.push(...got)
+      else ended = true
+    }
+    const item = todo.shift()
+    if (!item) break
+    // The next slice is asked for as the last of this one starts, so it is there when that is done.
+    if (!todo.length && !ended && !next) next = more()
+    const { src, session } = item
     let fail: Diagnostic | undefined
     try {
       for await (const evs of sessionEvents(drain(getHarness(src).read!(ctx, session as never, { native: true })))) {
