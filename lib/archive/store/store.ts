@@ -265,8 +265,9 @@ export class ArchiveWriter {
   /** `stored()` of every archived session, in one scan. */
   storedAll(): Map<string, { fingerprint: string | null; gone: boolean }> {
     const out = new Map<string, { fingerprint: string | null; gone: boolean }>()
-    for (const r of this.db.prepare('SELECT sid, fingerprint, gone_at FROM sessions INDEXED BY sessions_fp').iterate() as Iterable<{ sid: string; fingerprint: string | null; gone_at: string | null }>) {
-      out.set(r.sid, { fingerprint: r.fingerprint, gone: r.gone_at !== null })
+    // As arrays (`raw`), not an object per row: 100,000 sessions are read here on every run.
+    for (const [sid, fingerprint, gone] of this.db.prepare('SELECT sid, fingerprint, gone_at IS NOT NULL FROM sessions INDEXED BY sessions_fp').raw().iterate() as Iterable<[string, string | null, number]>) {
+      out.set(sid, { fingerprint, gone: gone === 1 })
     }
     return out
   }
@@ -389,8 +390,10 @@ export class ArchiveWriter {
    * listed on their own); returns how many were newly marked.
    */
   markGone(harness: string, present: Set<string>): number {
-    const rows = this.db.prepare('SELECT sid, parent FROM sessions WHERE harness = ? AND gone_at IS NULL').all(harness) as { sid: string; parent: string | null }[]
-    const parentOf = new Map((this.db.prepare('SELECT sid, parent FROM sessions WHERE harness = ?').all(harness) as { sid: string; parent: string | null }[]).map((r) => [r.sid, r.parent]))
+    const all = this.db.prepare('SELECT sid, parent, gone_at IS NULL AS here FROM sessions INDEXED BY sessions_gone WHERE harness = ?').all(harness) as { sid: string; parent: string | null; here: number }[]
+    const rows = all.filter((r) => r.here)
+    const parentOf = new Map<string, string | null>()
+    for (const r of all) if (r.parent !== null) parentOf.set(r.sid, r.parent)
     const isPresent = (sid: string): boolean => {
       for (let cur: string | null | undefined = sid, depth = 0; cur && depth < 16; cur = parentOf.get(cur), depth++) if (present.has(cur)) return true
       return false
