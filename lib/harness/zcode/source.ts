@@ -4,10 +4,10 @@
  * Rows come in ZCode's own load order (docs/formats/zcode.md §Record
  * dissection): messages by `sequence IS NULL, sequence, time_created, rowid`,
  * parts found through `part.session_id` and ordered per message by
- * `sequence IS NULL, sequence, time_created, id`. One `.iterate()` over
- * messages joined with their parts streams them (better-sqlite3 allows no
- * other statement while an iterator is open); records of one ZCode message are
- * built together, so memory is bounded by the largest message.
+ * `sequence IS NULL, sequence, time_created, id`. The session's message rows
+ * are read in that order, then each message's parts, ordered here as SQLite
+ * would (`sqliteCompare`); records of one ZCode message are built together,
+ * so memory is bounded by the largest message.
  *
  * With `native`, each record carries the rows it came from (`native.row` and
  * `native.merged`, every column as stored, `data` as the exact text), the
