@@ -22,7 +22,7 @@ import type { StoreContext } from '../../context.js'
 import { columns } from '../../io/sqlite-readonly.js'
 import type { SessionInfo } from '../types.js'
 import { PartsBuilder, stopReason, thinking, type Counts, type Inliner, type Reading, type ResultReading } from '../family/opencode-parts.js'
-import { childIds, endRecord, iso, parentLink, readRows, sessionHeader, type Row, type SessionRow } from '../family/opencode-rows.js'
+import { endRecord, iso, parentLink, readRows, sessionHeader, type Row, type SessionRow } from '../family/opencode-rows.js'
 import { borrow } from './handles.js'
 import { knownMigration } from './schema.js'
 import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
@@ -423,7 +423,9 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   }
   yield* finishMessage()
   yield endRecord(sid, counts)
-  for (const c of childIds(db, scols, id)) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
+  // The family's childIds, with its statement kept (it was prepared once per session).
+  const children = scols.has('parent_id') ? (prepared(db, `SELECT id FROM session WHERE parent_id = ? ORDER BY ${scols.has('time_created') ? 'time_created, ' : ''}id`).all(id) as Array<{ id: string }>).map((r) => r.id) : []
+  for (const c of children) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
 }
 
 /** Warns once when the ledger holds migrations this ferry does not know (a newer ZCode): read as far as understood. */
