@@ -138,19 +138,19 @@ type ParquetWrite = (typeof import('hyparquet-writer'))['parquetWriteFile']
 const DOCUMENTS = new Set(['record', 'native', 'header'])
 const DOCUMENT_COLUMN = { encoding: 'PLAIN', statistics: false } as const
 type Compress = (b: Uint8Array) => Uint8Array
-const zstdSync = (zlib as unknown as { zstdCompressSync?: (b: Uint8Array, o?: object) => Buffer }).zstdCompressSync
-const ZSTD_FAST = { params: { [(zlib.constants as unknown as Record<string, number>).ZSTD_c_compressionLevel ?? 100]: 1 } }
+const zstdSync = (zlib as unknown as { zstdCompressSync?: (b: Uint8Array) => Buffer }).zstdCompressSync
 const BROTLI_FAST = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 0 } }
 /**
- * Pages compressed by Node's own zstd where it has it, at level 1: about
- * three times the speed of the writer's JavaScript Snappy at its default
- * level, four at level 1, and a third smaller. Node 20 has no zstd: its own
- * Brotli at quality 0 compresses three times as fast as that Snappy and a
- * quarter smaller (docs/performance.md, "export").
+ * Pages compressed by Node's own zstd where it has it: three times the
+ * speed of the writer's JavaScript Snappy and a third smaller (its level 1
+ * made the files a quarter bigger for no time saved in a whole export).
+ * Node 20 has no zstd: its own Brotli at quality 0 compresses three times
+ * as fast as that Snappy and a quarter smaller (docs/performance.md, "export").
  */
 const PARQUET_CODEC: { codec: 'ZSTD' | 'BROTLI'; compressors: Record<string, Compress> } = zstdSync
-  ? { codec: 'ZSTD', compressors: { ZSTD: (b) => zstdSync(b, ZSTD_FAST) } }
+  ? { codec: 'ZSTD', compressors: { ZSTD: (b) => zstdSync(b) } }
   : { codec: 'BROTLI', compressors: { BROTLI: (b) => zlib.brotliCompressSync(b, BROTLI_FAST) } }
+
 let parquetWriteFile: ParquetWrite
 
 function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[], bad?: (r: Row, err: unknown) => void): number {
