@@ -145,7 +145,7 @@ const BROTLI_FAST = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 0 } }
  * speed of the writer's JavaScript Snappy and a third smaller (its level 1
  * made the files a quarter bigger for no time saved in a whole export).
  * Node 20 has no zstd: its own Brotli at quality 0 compresses three times
- * as fast as that Snappy and a quarter smaller (docs/performance.md, "export").
+ * as fast as that Snappy and a quarter smaller (docs/performance.md, "Huge line, ZCode `cat`, export").
  */
 const PARQUET_CODEC: { codec: 'ZSTD' | 'BROTLI'; compressors: Record<string, Compress> } = zstdSync
   ? { codec: 'ZSTD', compressors: { ZSTD: (b) => zstdSync(b) } }
