@@ -139,13 +139,18 @@ const DOCUMENTS = new Set(['record', 'native', 'header'])
 const DOCUMENT_COLUMN = { encoding: 'PLAIN', statistics: false } as const
 type Compress = (b: Uint8Array) => Uint8Array
 const zstdSync = (zlib as unknown as { zstdCompressSync?: (b: Uint8Array) => Buffer }).zstdCompressSync
+const BROTLI_FAST = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 0 } }
 /**
  * Pages compressed by Node's own zstd where it has it: three times the
- * speed of the writer's JavaScript Snappy and a third smaller. Node 20
- * keeps Snappy, which is faster there than zlib's gzip at level 1
- * (docs/performance.md, "export").
+ * speed of the writer's JavaScript Snappy and a third smaller (its level 1
+ * made the files a quarter bigger for no time saved in a whole export).
+ * Node 20 has no zstd: its own Brotli at quality 0 compresses three times
+ * as fast as that Snappy and a quarter smaller (docs/performance.md, "Huge line, ZCode `cat`, export").
  */
-const PARQUET_CODEC: { codec?: 'ZSTD'; compressors?: Record<string, Compress> } = zstdSync ? { codec: 'ZSTD', compressors: { ZSTD: (b) => zstdSync(b) } } : {}
+const PARQUET_CODEC: { codec: 'ZSTD' | 'BROTLI'; compressors: Record<string, Compress> } = zstdSync
+  ? { codec: 'ZSTD', compressors: { ZSTD: (b) => zstdSync(b) } }
+  : { codec: 'BROTLI', compressors: { BROTLI: (b) => zlib.brotliCompressSync(b, BROTLI_FAST) } }
+
 let parquetWriteFile: ParquetWrite
 
 function writeFile(path: string, format: ExportFormat, cols: Col[], rows: Row[], bad?: (r: Row, err: unknown) => void): number {
@@ -180,6 +185,21 @@ function jsonRow(r: Row): Record<string, unknown> {
   const out: Record<string, unknown> = { ...r }
   for (const k of ['record', 'native', 'header']) if (typeof out[k] === 'string') out[k] = JSON.parse(out[k] as string)
   return out
+}
+
+/**
+ * The interchange `native` as JSON: the stored pass with the source line put
+ * back as its `raw`. The stored text is JSON.stringify's, so the line is
+ * spliced in rather than the pass parsed and written again (a fifth of an
+ * export's time went to that).
+ */
+export function nativeJson(native: string | null, raw: string | null): string | null {
+  if (raw === null) return native
+  if (native === null) return `{"raw":${JSON.stringify(raw)}}`
+  if (native === '{}') return `{"raw":${JSON.stringify(raw)}}`
+  // A pass that is not a plain object's text, or that names a raw of its own: parsed, as nativeOf reads it.
+  if (native[0] !== '{' || native[native.length - 1] !== '}' || native.includes('"raw":')) return JSON.stringify(nativeOf(native, raw))
+  return `${native.slice(0, -1)},"raw":${JSON.stringify(raw)}}`
 }
 
 function part(harness: string, month: string): string {
@@ -294,7 +314,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
         const p = partsOf(r)
         body = p.body
         parent = r.kind === 'message' ? recordField(p, 'parent') : null
-        native = p.raw === null ? p.native : JSON.stringify(nativeOf(p.native, p.raw))
+        native = nativeJson(p.native, p.raw)
       } catch (err) {
         onBad(badRow(db, `records:${r.id}`, err))
         continue

@@ -12,9 +12,37 @@ import { randomBytes } from 'node:crypto'
 const HUGE = 1024 * 1024
 const SLICE = 32 * 1024
 
+/**
+ * Text made of parts, serialized as their concatenation. A writer that puts a
+ * few words before a huge value (`prefix + text`) holds this instead: V8
+ * keeps such a concatenation as a pair and makes a flat copy of it, the size
+ * of the whole text, the first time it is sliced or escaped. `jsonPieces`
+ * escapes the parts one after another; anything else serializing it (JSON.stringify
+ * calls `toJSON`) gets the joined text.
+ */
+export class JoinedText {
+  readonly length: number
+  constructor(readonly parts: readonly string[]) {
+    this.length = parts.reduce((n, p) => n + p.length, 0)
+  }
+  toJSON(): string {
+    return this.parts.join('')
+  }
+  toString(): string {
+    return this.parts.join('')
+  }
+}
+
+/** `parts` joined: as one string when it is small, else as a JoinedText (see there). */
+export function joinText(...parts: string[]): string | JoinedText {
+  const t = new JoinedText(parts)
+  return t.length >= HUGE ? t : parts.join('')
+}
+
 /** Any string of HUGE or more characters in the record (a bounded walk: records are small trees). */
 export function holdsHugeString(v: unknown): boolean {
   if (typeof v === 'string') return v.length >= HUGE
+  if (v instanceof JoinedText) return true
   if (v === null || typeof v !== 'object') return false
   if (Array.isArray(v)) {
     for (const x of v) if (holdsHugeString(x)) return true
@@ -33,27 +61,43 @@ export function holdsHugeString(v: unknown): boolean {
  */
 export function* jsonPieces(value: unknown): Generator<string> {
   const mark = `\u0000ferry-huge:${randomBytes(8).toString('hex')}:`
-  const huge: string[] = []
-  const skeleton = JSON.stringify(value, (_k, v: unknown) => {
-    if (typeof v === 'string' && v.length >= HUGE) {
-      huge.push(v)
-      return mark + (huge.length - 1)
-    }
-    return v
-  })
+  const huge: Array<readonly string[]> = []
+  // A copy of the (small) tree with placeholders, not a replacer: JSON.stringify calls a JoinedText's toJSON before any replacer sees it.
+  const swap = (v: unknown): unknown => {
+    if (v instanceof JoinedText) return mark + (huge.push(v.parts) - 1)
+    if (typeof v === 'string') return v.length >= HUGE ? mark + (huge.push([v]) - 1) : v
+    if (v === null || typeof v !== 'object') return v
+    if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return v
+    if (Array.isArray(v)) return v.map(swap)
+    const out: Record<string, unknown> = {}
+    for (const k of Object.keys(v)) out[k] = swap((v as Record<string, unknown>)[k])
+    return out
+  }
+  const skeleton = JSON.stringify(swap(value))
   let at = 0
   for (let i = 0; i < huge.length; i++) {
     const token = JSON.stringify(mark + i)
     const pos = skeleton.indexOf(token, at)
     yield skeleton.slice(at, pos) + '"'
-    const s = huge[i]!
-    for (let off = 0; off < s.length; ) {
-      let end = Math.min(s.length, off + SLICE)
-      const c = s.charCodeAt(end - 1)
-      if (end < s.length && c >= 0xd800 && c <= 0xdbff) end--
-      yield JSON.stringify(s.slice(off, end)).slice(1, -1)
-      off = end
+    // A high surrogate that ends a part waits for the next one: the pair is escaped as the joined text's.
+    let carry = ''
+    for (const s of huge[i]!) {
+      for (let off = 0; off < s.length; ) {
+        let end = Math.min(s.length, off + SLICE)
+        const c = s.charCodeAt(end - 1)
+        if (c >= 0xd800 && c <= 0xdbff) end--
+        if (end === off) {
+          // The part's last character, a high surrogate.
+          carry += s[off]!
+          off++
+          continue
+        }
+        yield JSON.stringify(carry + s.slice(off, end)).slice(1, -1)
+        carry = ''
+        off = end
+      }
     }
+    if (carry) yield JSON.stringify(carry).slice(1, -1)
     yield '"'
     at = pos + token.length
   }

@@ -4,7 +4,7 @@
  * holds where a 32K slice ends (a surrogate pair, an escape, a lone surrogate).
  */
 import t from 'tap'
-import { holdsHugeString, jsonPieces, stringify } from '../../lib/interchange/stringify.js'
+import { holdsHugeString, JoinedText, joinText, jsonPieces, stringify } from '../../lib/interchange/stringify.js'
 
 const MB = 1024 * 1024
 const SLICE = 32 * 1024
@@ -44,4 +44,24 @@ t.test('a huge record goes out as fast as it is read, not all at once', async (t
   out.end()
   await new Promise((r) => out.on('end', r))
   t.equal(Buffer.concat(parts).toString(), JSON.stringify(rec) + '\n', 'then all of it, byte for byte')
+})
+
+t.test('a JoinedText is written as its parts joined, byte for byte', async (t) => {
+  const big = awkward(MB + 3, '😀')
+  const cases: Array<[string, string[]]> = [
+    ['a prefix before a huge text', ['[ferry] Result of an earlier tool call (call_1):\n', big]],
+    ['tags around it', ['<local-command-stdout>', big, '</local-command-stdout>']],
+    ['a surrogate pair split between two parts', ['x'.repeat(SLICE - 1) + '\ud83d', '\ude00' + big]],
+    ['a lone high surrogate ending a part, then an empty part, then a low one', [big + '\ud83d', '', '\ude00 tail']],
+    ['a lone high surrogate at the very end', [big, '\ud800']],
+  ]
+  for (const [name, parts] of cases) {
+    const joined = parts.join('')
+    const v = { kind: 'message', content: [{ type: 'text', text: new JoinedText(parts) }], n: 1 }
+    t.ok(holdsHugeString(v), `${name}: seen as huge`)
+    t.equal([...jsonPieces(v)].join(''), JSON.stringify({ kind: 'message', content: [{ type: 'text', text: joined }], n: 1 }), name)
+    t.equal(JSON.stringify(v), JSON.stringify({ kind: 'message', content: [{ type: 'text', text: joined }], n: 1 }), `${name}: JSON.stringify of it too`)
+  }
+  t.equal(joinText('a', 'b'), 'ab', 'small: a plain string')
+  t.ok(joinText('a', big) instanceof JoinedText, 'huge: parts')
 })

@@ -12,7 +12,7 @@
  * Sub-agent sessions whose parent was written in the same run go to
  * `<parent id>/subagents/agent-<id>.jsonl` with their `.meta.json`.
  */
-import { holdsHugeString, jsonPieces } from '../../interchange/stringify.js'
+import { holdsHugeString, joinText, jsonPieces, type JoinedText } from '../../interchange/stringify.js'
 import { createHash } from 'node:crypto'
 import { chmod, rm } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
@@ -350,9 +350,9 @@ class ClaudeWriter implements SessionWriter {
         } else if (this.pendingCmd !== null && b.tool_use_id === this.pendingCmd) {
           this.pendingCmd = null
           const tag = failedResult(b) ? 'local-command-stderr' : 'local-command-stdout'
-          content.push({ type: 'text', text: `<${tag}>${resultTextOf(b.content)}</${tag}>` })
+          content.push({ type: 'text', text: joinText(`<${tag}>`, resultTextOf(b.content), `</${tag}>`) })
         } else {
-          content.push({ type: 'text', text: `[ferry] Result of an earlier tool call (${b.tool_use_id}):\n${resultTextOf(b.content)}` })
+          content.push({ type: 'text', text: joinText(`[ferry] Result of an earlier tool call (${b.tool_use_id}):\n`, resultTextOf(b.content)) })
         }
       } else if (b.type === 'tool_use') {
         if (b.name.startsWith('/')) {
@@ -392,7 +392,7 @@ class ClaudeWriter implements SessionWriter {
   private async userLine(rec: MessageRec, content: JsonObject[], isMeta: boolean, k: number, isSummary = false): Promise<void> {
     const uuid = this.uuidFor(rec, k)
     const e = this.envelope('user', uuid, rec.ts)
-    const only = content.length === 1 && content[0]!.type === 'text' ? (content[0]!.text as string) : null
+    const only = content.length === 1 && content[0]!.type === 'text' ? (content[0]!.text as string | JoinedText) : null
     const extra: JsonObject = { message: { role: 'user', content: only ?? content } }
     if (isSummary) {
       extra.isCompactSummary = true

@@ -4,10 +4,10 @@
  * Rows come in ZCode's own load order (docs/formats/zcode.md §Record
  * dissection): messages by `sequence IS NULL, sequence, time_created, rowid`,
  * parts found through `part.session_id` and ordered per message by
- * `sequence IS NULL, sequence, time_created, id`. One `.iterate()` over
- * messages joined with their parts streams them (better-sqlite3 allows no
- * other statement while an iterator is open); records of one ZCode message are
- * built together, so memory is bounded by the largest message.
+ * `sequence IS NULL, sequence, time_created, id`. The session's message rows
+ * are read in that order, then each message's parts, ordered here as SQLite
+ * would (`sqliteCompare`); records of one ZCode message are built together,
+ * so memory is bounded by the largest message.
  *
  * With `native`, each record carries the rows it came from (`native.row` and
  * `native.merged`, every column as stored, `data` as the exact text), the
@@ -22,7 +22,7 @@ import type { StoreContext } from '../../context.js'
 import { columns } from '../../io/sqlite-readonly.js'
 import type { SessionInfo } from '../types.js'
 import { PartsBuilder, stopReason, thinking, type Counts, type Inliner, type Reading, type ResultReading } from '../family/opencode-parts.js'
-import { childIds, endRecord, iso, parentLink, readRows, sessionHeader, type Row, type SessionRow } from '../family/opencode-rows.js'
+import { endRecord, iso, parentLink, readRows, sessionHeader, type Row, type SessionRow } from '../family/opencode-rows.js'
 import { borrow } from './handles.js'
 import { knownMigration } from './schema.js'
 import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
@@ -81,7 +81,7 @@ function activeBranch(db: Database.Database, sessionId: string, revertText: unkn
   const target = typeof revert?.targetMessageID === 'string' ? revert.targetMessageID : undefined
   if (!revert || !target) return null
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
-  const ids = (db.prepare(`SELECT m.id AS id FROM message m WHERE m.session_id = ? ORDER BY ${order}`).all(sessionId) as Array<{ id: string }>).map((r) => r.id)
+  const ids = (prepared(db, `SELECT m.id AS id FROM message m WHERE m.session_id = ? ORDER BY ${order}`).all(sessionId) as Array<{ id: string }>).map((r) => r.id)
   const at = (mid: string | undefined) => (mid === undefined ? -1 : ids.indexOf(mid))
   const targetAt = at(target)
   const keptIds = Array.isArray(revert.keptMessageIDs) ? revert.keptMessageIDs.filter((x: unknown): x is string => typeof x === 'string') : undefined
@@ -265,27 +265,78 @@ function modelSelection(entries: Row[]): { providerId?: string; modelId?: string
   return {}
 }
 
-function selectList(cols: Set<string>, alias: string, prefix: string): string {
-  return [...cols].map((c) => `${alias}."${c}" AS "${prefix}${c}"`).join(', ')
+/** SQLite's order of two values (NULL, then numbers, then text by its UTF-8 bytes, then BLOBs), as ORDER BY sorts them. */
+export function sqliteCompare(a: unknown, b: unknown): number {
+  const ra = sqlRank(a)
+  const rb = sqlRank(b)
+  if (ra !== rb) return ra - rb
+  if (ra === 1) return Number(a) < Number(b) ? -1 : Number(a) > Number(b) ? 1 : 0
+  if (ra === 2) {
+    const x = a as string
+    const y = b as string
+    // UTF-16 order is UTF-8 byte order but for characters past U+D7FF: ids are ASCII, anything else compares as bytes.
+    if (/[\ud800-\uffff]/.test(x) || /[\ud800-\uffff]/.test(y)) return Buffer.compare(Buffer.from(x), Buffer.from(y))
+    return x < y ? -1 : x > y ? 1 : 0
+  }
+  if (ra === 3) return Buffer.compare(a as Buffer, b as Buffer)
+  return 0
 }
 
-function pick(r: Row, prefix: string): Row {
-  const out: Row = {}
-  for (const [k, v] of Object.entries(r)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v
-  return out
+function sqlRank(v: unknown): number {
+  if (v === null || v === undefined) return 0
+  if (typeof v === 'number' || typeof v === 'bigint') return 1
+  if (typeof v === 'string') return 2
+  return 3
+}
+
+/** `x IS NULL, x`: NULLs after everything else, the rest in SQLite's order. */
+function nullsLast(a: unknown, b: unknown): number {
+  const na = a === null || a === undefined
+  const nb = b === null || b === undefined
+  if (na !== nb) return na ? 1 : -1
+  return sqliteCompare(a, b)
+}
+
+/**
+ * Per connection: the tables' columns and the prepared statements. `cat` of a
+ * whole store reads thousands of sessions on one connection (handles.ts);
+ * preparing each statement and asking each table's columns again per session
+ * was a tenth of its CPU time. A lent connection is only reused while its
+ * files are unchanged, so the schema is the one these were made for.
+ */
+const perDb = new WeakMap<Database.Database, { cols: Map<string, Set<string>>; stmts: Map<string, Database.Statement>; unknownMigrations?: string[] }>()
+
+function cacheOf(db: Database.Database) {
+  let c = perDb.get(db)
+  if (!c) perDb.set(db, (c = { cols: new Map(), stmts: new Map() }))
+  return c
+}
+
+function cols(db: Database.Database, table: string): Set<string> {
+  const c = cacheOf(db).cols
+  let s = c.get(table)
+  if (!s) c.set(table, (s = columns(db, table)))
+  return s
+}
+
+function prepared(db: Database.Database, sql: string): Database.Statement {
+  const c = cacheOf(db).stmts
+  let st = c.get(sql)
+  if (!st) c.set(sql, (st = db.prepare(sql)))
+  return st
 }
 
 async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath: string, id: string, opts: ReadOpts, seen: Set<string>): AsyncGenerator<FerryRecord> {
   seen.add(id)
-  const scols = columns(db, 'session')
-  const row = db.prepare('SELECT * FROM session WHERE id = ?').get(id) as Row | undefined
+  const scols = cols(db, 'session')
+  const row = prepared(db, 'SELECT * FROM session WHERE id = ?').get(id) as Row | undefined
   if (!row) throw new FerryError(`session ${id} not found`, { code: 'no-session', position: { file: dbPath, row: `session:${id}` }, source: 'zcode' })
   const sid = sessionKey('zcode', id)
-  const mcols = columns(db, 'message')
-  const pcols = columns(db, 'part')
+  const mcols = cols(db, 'message')
+  const pcols = cols(db, 'part')
   const partSession = pcols.has('session_id')
-  const ecols = columns(db, 'session_entry')
-  const entries = ecols.has('session_id') ? (db.prepare(`SELECT * FROM session_entry WHERE session_id = ? ORDER BY time_created, id`).all(id) as Row[]) : []
+  const ecols = cols(db, 'session_entry')
+  const entries = ecols.has('session_id') ? (prepared(db, `SELECT * FROM session_entry WHERE session_id = ? ORDER BY time_created, id`).all(id) as Row[]) : []
   const sel = modelSelection(entries)
   const srow = row as unknown as SessionRow
   const parent = parentLink(layout, db, srow)
@@ -319,12 +370,11 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   const msgOrder = `${seq('m', mcols)}m.time_created, m.rowid`
   const active = activeBranch(db, id, row.revert, msgOrder)
   const join = partSession ? 'p.message_id = m.id AND p.session_id = m.session_id' : 'p.message_id = m.id'
-  const stmt = db.prepare(
-    `SELECT ${selectList(mcols, 'm', 'm_')}, ${selectList(pcols, 'p', 'p_')}
-       FROM message m LEFT JOIN part p ON ${join}
-      WHERE m.session_id = ?
-      ORDER BY ${msgOrder}, ${seq('p', pcols)}p.time_created, p.id`,
-  )
+  // Messages in order, then each message's parts, ordered here: sorting the joined rows in SQLite
+  // put every part's data through a temporary B-tree (a third of the time of reading a store).
+  const messages = prepared(db, `SELECT m.* FROM message m WHERE m.session_id = ? ORDER BY ${msgOrder}`).all(id) as Row[]
+  const partRows = prepared(db, `SELECT * FROM part WHERE message_id = ?${partSession ? ' AND session_id = ?' : ''}`)
+  const partSeq = pcols.has('sequence')
   // One message's rows at a time: ZCode decides tool parts per message (the last of a callID,
   // declarationIndex order), so its parts are gathered before any record is built.
   let msg = null as { mid: string; data: JsonObject | null; mrow: Row | null; off: boolean; parts: PartItem[] } | null
@@ -347,36 +397,45 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
     }
     yield* builder.end()
   }
-  for (const r of stmt.iterate(id) as IterableIterator<Row>) {
-    const mid = String(r.m_id)
-    if (mid !== msg?.mid) {
-      yield* finishMessage()
-      const data = parse(r.m_data)
-      msg = { mid, data, mrow: nativeFormat ? pick(r, 'm_') : null, off: active !== null && !active.has(mid), parts: [] }
-      if (!data) {
-        ctx.diagnostics.error('bad-row', 'message data is not a JSON object; the message and its parts are skipped', { file: dbPath, row: `message:${mid}` }, 'zcode')
-        counts.skipped_rows++
-      }
-    }
-    if (!msg.data || r.p_id == null) continue
-    const pid = String(r.p_id)
-    const part = parse(r.p_data)
-    if (!part) {
-      ctx.diagnostics.error('bad-row', 'part data is not a JSON object; the part is skipped', { file: dbPath, row: `part:${pid}` }, 'zcode')
+  for (const mrow of messages) {
+    yield* finishMessage()
+    const mid = String(mrow.id)
+    const data = parse(mrow.data)
+    msg = { mid, data, mrow: nativeFormat ? mrow : null, off: active !== null && !active.has(mid), parts: [] }
+    if (!data) {
+      ctx.diagnostics.error('bad-row', 'message data is not a JSON object; the message and its parts are skipped', { file: dbPath, row: `message:${mid}` }, 'zcode')
       counts.skipped_rows++
       continue
     }
-    msg.parts.push({ pid, prow: nativeFormat ? pick(r, 'p_') : null, part })
+    const prows = (partSession ? partRows.all(mrow.id, mrow.session_id) : partRows.all(mrow.id)) as Row[]
+    prows.sort((a, b) => (partSeq ? nullsLast(a.sequence, b.sequence) : 0) || sqliteCompare(a.time_created, b.time_created) || sqliteCompare(a.id, b.id))
+    for (const prow of prows) {
+      if (prow.id == null) continue
+      const pid = String(prow.id)
+      const part = parse(prow.data)
+      if (!part) {
+        ctx.diagnostics.error('bad-row', 'part data is not a JSON object; the part is skipped', { file: dbPath, row: `part:${pid}` }, 'zcode')
+        counts.skipped_rows++
+        continue
+      }
+      msg.parts.push({ pid, prow: nativeFormat ? prow : null, part })
+    }
   }
   yield* finishMessage()
   yield endRecord(sid, counts)
-  for (const c of childIds(db, scols, id)) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
+  // The family's childIds, with its statement kept (it was prepared once per session).
+  const children = scols.has('parent_id') ? (prepared(db, `SELECT id FROM session WHERE parent_id = ? ORDER BY ${scols.has('time_created') ? 'time_created, ' : ''}id`).all(id) as Array<{ id: string }>).map((r) => r.id) : []
+  for (const c of children) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
 }
 
 /** Warns once when the ledger holds migrations this ferry does not know (a newer ZCode): read as far as understood. */
 function checkLedger(ctx: StoreContext, db: Database.Database, dbPath: string): void {
-  if (!columns(db, 'schema_migration').has('id')) return
-  const ids = (db.prepare('SELECT id FROM schema_migration ORDER BY id').all() as Array<{ id: string }>).map((r) => r.id).filter((m) => !knownMigration(m))
+  const c = cacheOf(db)
+  if (!c.unknownMigrations) {
+    if (!cols(db, 'schema_migration').has('id')) return
+    c.unknownMigrations = (prepared(db, 'SELECT id FROM schema_migration ORDER BY id').all() as Array<{ id: string }>).map((r) => r.id).filter((m) => !knownMigration(m))
+  }
+  const ids = c.unknownMigrations
   if (ids.length) ctx.diagnostics.warn('unsupported', `database has migrations this ferry does not know (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}): read as far as understood`, { file: dbPath }, 'zcode')
 }
 

@@ -11,9 +11,10 @@ import { LineSplitter } from '../../../lib/io/lines.js'
 import { parseJsonLine } from '../../../lib/io/line-file.js'
 import { parseJsonBytes } from '../../../lib/io/json-bytes.js'
 import type { MessageRec } from '../../../lib/model.js'
-import { kit, rollouts, tempDir } from '../../kit.js'
+import { files, kit, rollouts, tempDir } from '../../kit.js'
 
 const cx = kit('codex')
+const cc = kit('claude-code')
 
 const MB = 1024 * 1024
 
@@ -153,4 +154,29 @@ t.test('a rollout with a 20 MB tool output: the same records with and without na
   await cx.write(cx.ctx(out), full.recs)
   const [written] = rollouts(join(out, '.codex'))
   t.ok(written && readFileSync(written).equals(Buffer.from(text)), 'written back byte for byte')
+})
+
+t.test('a huge tool output whose call is not in the session reaches Claude Code whole, after its note', async (t) => {
+  // The writer puts a note before such a result: the text is written as the note and the output's own slices.
+  const home = tempDir(t, 'ferry-codex-orphan-')
+  const id = '019fc6d9-f4a0-7a40-87c1-97ebec571ef7'
+  const dir = join(home, '.codex', 'sessions', '2026', '08', '03')
+  mkdirSync(dir, { recursive: true })
+  const output = tricky(3 * MB) + '\ud83d'
+  const lines = [
+    { timestamp: '2026-08-03T09:00:00.000Z', type: 'session_meta', payload: { id, timestamp: '2026-08-03T09:00:00.000Z', cwd: '/home/dev/x', originator: 'codex_cli_rs', cli_version: '0.154.0' } },
+    { timestamp: '2026-08-03T09:00:02.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'call_gone', output } },
+  ]
+  writeFileSync(join(dir, `rollout-2026-08-03T09-00-00-${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+  const { recs, error } = await cx.readSettled(cx.ctx(home), id)
+  t.equal(error, undefined)
+  const out = tempDir(t, 'ferry-codex-orphan-out-')
+  await cc.write(cc.ctx(out), recs)
+  const [file] = files(join(out, '.claude', 'projects')).filter((f) => f.endsWith('.jsonl'))
+  const text = readFileSync(join(out, '.claude', 'projects', file!), 'utf8')
+  const parsed = text.trimEnd().split('\n').map((l) => JSON.parse(l) as { message?: { content?: unknown } })
+  const expected = `[ferry] Result of an earlier tool call (call_gone):\n${output}`
+  t.ok(parsed.some((l) => l.message?.content === expected), 'the note and the output, exactly')
+  const line = text.split('\n').find((l) => l.length > 3 * MB)!
+  t.equal(line, JSON.stringify(JSON.parse(line)), 'the line is what JSON.stringify writes, byte for byte')
 })
