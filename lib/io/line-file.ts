@@ -208,8 +208,14 @@ export interface Ends {
  * the syscalls themselves (profiled: `ls` over 10,000 sessions spent most of
  * its time in futex handoffs). Callers still await it, a few at a time
  * (mapAhead), so a consumer that stops early stops the reading.
+ *
+ * `scratch`, when given and at least `head.maxBytes` long, receives the head
+ * instead of a fresh buffer (the lines returned are then views of it, valid
+ * until the caller reuses it): a fresh buffer per file is memory for the
+ * kernel to fault in and for the collector to account, most of a cold
+ * listing's time (docs/performance.md, "`ls` (issue #49, second round)").
  */
-export async function readEnds(path: string, head: HeadOptions, tailBytes: number): Promise<Ends> {
+export async function readEnds(path: string, head: HeadOptions, tailBytes: number, scratch?: Buffer): Promise<Ends> {
   const fd = openSync(path, 'r')
   let zstd: { size: number; mtime: Date } | undefined
   try {
@@ -217,7 +223,7 @@ export async function readEnds(path: string, head: HeadOptions, tailBytes: numbe
     const size = st.size
     const len = Math.min(size, head.maxBytes)
     // Read in steps, stopping once maxLines lines are in: a big file's head costs what it needs.
-    const buf = Buffer.allocUnsafe(len)
+    const buf = scratch && scratch.length >= head.maxBytes ? scratch : Buffer.allocUnsafe(len)
     let got = 0
     let lineCount = 0
     while (got < len && lineCount < head.maxLines) {
