@@ -7,10 +7,11 @@
 // it off): a quarter less CPU for every short command. Node 20 has no cache.
 // A command that streams whole sessions runs in a second Node process started
 // with V8 heap flags, which Node reads only at startup (lib/cli/relaunch.ts).
-// `ferry --version` alone needs only the version: it loads nothing else;
-// `ferry [COMMAND] --help` prints the text rendered at build time when it
-// was rendered at this width (lib/cli/help-text.ts; docs/performance.md,
-// "Start-up").
+// `ferry --version` alone needs only the version: it loads nothing else
+// (docs/performance.md, "Start-up"); `ferry [COMMAND] --help` prints the
+// text rendered at build time when it was rendered at this width
+// (lib/cli/help-text.ts; docs/performance.md, "Start-up and `ls`, second
+// round (issue #49)").
 import module from 'node:module'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

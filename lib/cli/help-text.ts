@@ -2,9 +2,10 @@
  * The help texts, rendered once at build time (scripts/bundle.mjs writes
  * `dist/help-<width>.json`), so `ferry --help` and `ferry COMMAND --help`
  * print without loading yargs, the commands or the harnesses (bin/ferry.js;
- * docs/performance.md, "Start-up"). They come from the parser `main` runs,
- * at the widths `helpWidth` gives most often (a pipe: 100; a terminal of 110
- * columns or more: 110; the common 80); any other width is rendered live.
+ * docs/performance.md, "Start-up and `ls`, second round (issue #49)"). They
+ * come from the parser `main` runs, at the widths `helpWidth` gives most
+ * often (a pipe: 100; a terminal of 110 columns or more: 110; the common 80);
+ * any other width is rendered live.
  * test/core/help-text.test.ts checks the files against the live CLI.
  */
 import { commandModules, commandName, loadCommands, parser } from './main.js'

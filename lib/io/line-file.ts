@@ -213,7 +213,7 @@ export interface Ends {
  * instead of a fresh buffer (the lines returned are then views of it, valid
  * until the caller reuses it): a fresh buffer per file is memory for the
  * kernel to fault in and for the collector to account, most of a cold
- * listing's time (docs/performance.md, "`ls` (issue #49, second round)").
+ * listing's time (docs/performance.md, "Start-up and `ls`, second round (issue #49)").
  */
 export async function readEnds(path: string, head: HeadOptions, tailBytes: number, scratch?: Buffer): Promise<Ends> {
   const fd = openSync(path, 'r')
