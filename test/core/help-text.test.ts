@@ -1,23 +1,24 @@
 // The help texts rendered at build time (dist/help-<width>.json, which bin/ferry.js prints for `--help`) are what the
-// parser renders now, at each width, and what the CLI printed before they existed: `main` run without bin/ferry.js.
+// CLI printed before they existed (`main` run without bin/ferry.js), in a pipe and on terminals of several widths.
 import t from 'tap'
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { pathToFileURL } from 'node:url'
-import { ferry, ROOT } from '../kit.js'
+import { ferry, ROOT, scaled } from '../kit.js'
 
-// The compiled module (test/run.mjs builds first), as the bundle script runs it: the sources would be compiled again here.
-const { HELP_WIDTHS, helpTexts } = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'cli', 'help-text.js')).href)) as typeof import('../../lib/cli/help-text.js')
+// The compiled module (test/run.mjs builds first, the bundle script included), as the bundle script runs it.
+const { HELP_WIDTHS, helpWords } = (await import(pathToFileURL(join(ROOT, 'dist', 'lib', 'cli', 'help-text.js')).href)) as typeof import('../../lib/cli/help-text.js')
 
 const built = (w: number): Record<string, string> => JSON.parse(readFileSync(join(ROOT, 'dist', `help-${w}.json`), 'utf8'))
 
-t.test('every built help text is what the parser renders now, at every width', async (t) => {
+t.test('a help text for every command at every width, wrapped to it', async (t) => {
+  const words = await helpWords()
   for (const w of HELP_WIDTHS) {
-    const now = await helpTexts(w)
-    t.same(Object.keys(built(w)), Object.keys(now), `width ${w}: the same commands`)
-    for (const [word, text] of Object.entries(now)) t.equal(built(w)[word], text, `width ${w}: ferry ${word ? `${word} ` : ''}--help`)
+    t.same(Object.keys(built(w)), words, `width ${w}: ferry --help and every command's`)
+    const over = Object.entries(built(w)).flatMap(([word, text]) => text.split('\n').filter((l) => l.length > w).map((l) => `${word}: ${l}`))
+    t.same(over, [], `width ${w}: no line is longer`)
   }
 })
 
@@ -36,4 +37,16 @@ t.test('bin/ferry.js prints the built text; the live parser prints the same', as
   const bad = await ferry(['nope', '--help'])
   t.equal(bad.code, 2, 'an unknown command: exit 2')
   t.match(bad.stderr, /unknown command "nope"/)
+})
+
+t.test('on a terminal: the text of its width when one was rendered, else what yargs prints at that width', async (t) => {
+  // script(1) gives the CLI a pseudo-terminal of `cols` columns; its output with the CRs the terminal adds removed.
+  const onTerminal = (cols: number, line: string) =>
+    spawnSync('script', ['-qfec', `stty cols ${cols} rows 50; ${line}`, '/dev/null'], { encoding: 'utf8', timeout: scaled(60_000) }).stdout.replace(/\r/g, '')
+  const bin = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'bin', 'ferry.js'))}`
+  t.equal(onTerminal(120, `${bin} ls --help`), built(110).ls, '120 columns: the text rendered at 110')
+  const live = `${JSON.stringify(process.execPath)} --input-type=module -e 'import(${JSON.stringify(join(ROOT, 'dist', 'ferry.mjs'))}).then((m) => m.main(["ls", "--help"]))'`
+  const narrow = onTerminal(95, `${bin} ls --help`)
+  t.equal(narrow, onTerminal(95, live), '95 columns (none rendered): what yargs prints')
+  t.not(narrow, built(100).ls, '95 columns: not the pipe\'s text')
 })
