@@ -81,8 +81,8 @@ function valueEnd(b: Buffer, i: number): number {
 
 function decodeString(b: Buffer, start: number, end: number): string {
   // start/end include the quotes.
-  // A short string is looked through here; a long one by one search (which runs on to the line's end when the
-  // string has no backslash: done for every key, twice, that was a large part of a cold listing).
+  // A short string is looked through here, a long one by one search: a search runs on to the line's end when the
+  // string has no backslash, and every key of a line is decoded here (it was searched twice).
   let plain = true
   if (end - start < 256) {
     for (let i = start + 1; i < end - 1 && plain; i++) plain = b[i] !== BACKSLASH

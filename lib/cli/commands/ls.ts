@@ -80,10 +80,7 @@ export async function handler(argv: Args): Promise<void> {
   if (none) throw none
 }
 
-/**
- * One JSON line per session, written some 64 KiB at a time: a write per line was a tenth of a warm listing
- * of 10,000 sessions (a system call each when stdout is a file or a pipe).
- */
+/** One JSON line per session, written some 64 KiB at a time: a write per line is a system call each when stdout is a file or a pipe. */
 async function writeJsonLines(rows: readonly SessionInfo[]): Promise<void> {
   let batch = ''
   for (let i = 0; i < rows.length; i++) {

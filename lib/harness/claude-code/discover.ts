@@ -17,8 +17,8 @@ import { readMeta } from './meta.js'
 import { HARNESS, projectsDir, store } from './paths.js'
 
 /**
- * A folder's entries, read synchronously: a store's folders are listed one after the other anyway, and a
- * promise per folder cost a warm listing of 10,000 sessions in 90 folders twice the time of the reads themselves.
+ * A folder's entries, read synchronously: a store's folders are listed one after the other anyway, and with a
+ * promise per folder the walk over 10,000 sessions in 90 folders took 60 CPU-ms against 24 (a fresh process).
  */
 function dirents(dir: string) {
   try {
