@@ -198,7 +198,9 @@ async function* ordered<I, T>(items: AsyncIterable<I>, now: (item: I) => { value
       queue.push(p)
       pending++
     }
-    while (queue.length && (pending >= DISCOVERY_CONCURRENCY || !(queue[0] instanceof Promise))) {
+    // Waits for the oldest read once enough are running, or once enough cached values wait behind it (a consumer
+    // that stops early, `ls --json --sort none | head -1`, stops the stat calls too).
+    while (queue.length && (pending >= DISCOVERY_CONCURRENCY || queue.length > 8 * DISCOVERY_CONCURRENCY || !(queue[0] instanceof Promise))) {
       const head = queue.shift()!
       let v: T | null
       if (head instanceof Promise) {
