@@ -126,3 +126,7 @@ for (const f of readdirSync(dist).filter(ours)) {
   if (/[\ud800-\udfff]/.test(code)) throw new Error(`bundle: a character outside the BMP is left unescaped in ${f}`)
   writeFileSync(out, code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
 }
+
+// The help texts at the usual widths, for bin/ferry.js to print without starting the parser (lib/cli/help-text.ts).
+const { HELP_WIDTHS, helpTexts } = await import(pathToFileURL(join(dist, 'lib/cli/help-text.js')).href)
+for (const w of HELP_WIDTHS) writeFileSync(join(dist, `help-${w}.json`), JSON.stringify(await helpTexts(w)))

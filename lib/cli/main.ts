@@ -84,7 +84,7 @@ export function commandName(m: CommandModule<any, any>): string {
 }
 
 /** The parser with every option and command: what `main` runs, what completion and docs/cli.md read. */
-export function parser(args: string[], joined: string[] = args): Argv {
+export function parser(args: string[], joined: string[] = args, width = helpWidth()): Argv {
   let y: Argv = yargs(args)
     .scriptName('ferry')
     .usage('ferry <command> [options]\n\nMove coding-agent sessions between agents: read any harness into one record stream, transform it, write it as any other.')
@@ -94,9 +94,9 @@ export function parser(args: string[], joined: string[] = args): Argv {
     .alias('help', 'h')
     .strict()
     .exitProcess(false)
-    .wrap(helpWidth())
+    .wrap(width)
     .demandCommand(1, 'name a command (see ferry --help)')
-  y = storeOptions(unwrappedExamples(y, helpWidth())).group(['help', 'version'], GLOBAL)
+  y = storeOptions(unwrappedExamples(y, width)).group(['help', 'version'], GLOBAL)
   const modules = commandModules(joined).map(ownOptionsFirst)
   for (const m of modules) y = y.command(m as never)
   const top = y

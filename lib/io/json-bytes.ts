@@ -81,7 +81,16 @@ function valueEnd(b: Buffer, i: number): number {
 
 function decodeString(b: Buffer, start: number, end: number): string {
   // start/end include the quotes.
-  if (b.indexOf(BACKSLASH, start) < 0 || b.indexOf(BACKSLASH, start) >= end) return b.toString('utf8', start + 1, end - 1)
+  // A short string is looked through here, a long one by one search: a search runs on to the line's end when the
+  // string has no backslash, and every key of a line is decoded here (it was searched twice).
+  let plain = true
+  if (end - start < 256) {
+    for (let i = start + 1; i < end - 1 && plain; i++) plain = b[i] !== BACKSLASH
+  } else {
+    const bs = b.indexOf(BACKSLASH, start)
+    plain = bs < 0 || bs >= end
+  }
+  if (plain) return b.toString('utf8', start + 1, end - 1)
   return JSON.parse(b.toString('utf8', start, end)) as string
 }
 

@@ -64,9 +64,8 @@ export async function handler(argv: Args): Promise<void> {
   // JSON comes in the table's order too (metadata only, so holding it is cheap).
   let sorted = sortSessions(rows, argv.sort as SortKey, Boolean(argv.reverse))
   if (typeof limit === 'number') sorted = sorted.slice(0, limit)
-  if (argv.json) {
-    for (const s of sorted) if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
-  } else if (sorted.length) process.stdout.write(sessionTable(sorted, tableWidth()))
+  if (argv.json) await writeJsonLines(sorted)
+  else if (sorted.length) process.stdout.write(sessionTable(sorted, tableWidth()))
   // `-n 0` of sessions that exist prints nothing, as `head -n 0`; none at all is exit 1 on stderr, as every selecting command.
   const none = rows.length === 0 ? noneFound(argv, ctx, hs) : undefined
   const d = ctx.diagnostics
@@ -79,6 +78,17 @@ export async function handler(argv: Args): Promise<void> {
   }
   finishDiagnostics(d)
   if (none) throw none
+}
+
+/** One JSON line per session, written some 64 KiB at a time: a write per line is a system call each when stdout is a file or a pipe. */
+async function writeJsonLines(rows: readonly SessionInfo[]): Promise<void> {
+  let batch = ''
+  for (let i = 0; i < rows.length; i++) {
+    batch += JSON.stringify(rows[i]) + '\n'
+    if (batch.length < 65536 && i < rows.length - 1) continue
+    if (!process.stdout.write(batch)) await new Promise((r) => process.stdout.once('drain', r))
+    batch = ''
+  }
 }
 
 /** The stderr line (and exit 1) of an empty listing: what was asked, where ferry looked, and why when a store failed. */
@@ -113,9 +123,8 @@ async function lsArchive(argv: Args): Promise<void> {
   }
   rows = sortSessions(rows, argv.sort as SortKey, Boolean(argv.reverse))
   if (typeof limit === 'number') rows = rows.slice(0, limit)
-  if (argv.json) {
-    for (const s of rows) if (!process.stdout.write(JSON.stringify(s) + '\n')) await new Promise((r) => process.stdout.once('drain', r))
-  } else if (rows.length) {
+  if (argv.json) await writeJsonLines(rows)
+  else if (rows.length) {
     const gone = (s: SessionInfo) => Boolean((s as { gone_from_source?: string }).gone_from_source)
     process.stdout.write(sessionTable(rows.map((s) => (gone(s) ? { ...s, title: `[gone from source] ${s.title ?? ''}` } : s)), tableWidth()))
   }

@@ -3,7 +3,8 @@
  * `<root>/projects/`. Side folders (`<uuid>/subagents`, `<uuid>/tool-results`,
  * `memory/`) are not sessions and are never descended into.
  */
-import { readdir, stat } from 'node:fs/promises'
+import { readdirSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { basename, join, resolve as resolvePath } from 'node:path'
 import type { StoreContext } from '../../context.js'
 import { AmbiguousError, reason } from '../../errors.js'
@@ -15,9 +16,13 @@ import { cachedInfos } from '../discovery-cache.js'
 import { readMeta } from './meta.js'
 import { HARNESS, projectsDir, store } from './paths.js'
 
-async function dirents(dir: string) {
+/**
+ * A folder's entries, read synchronously: a store's folders are listed one after the other anyway, and with a
+ * promise per folder the walk over 10,000 sessions in 90 folders took 60 CPU-ms against 24 (a fresh process).
+ */
+function dirents(dir: string) {
   try {
-    return await readdir(dir, { withFileTypes: true })
+    return readdirSync(dir, { withFileTypes: true })
   } catch {
     return []
   }
@@ -29,11 +34,12 @@ function isSessionFile(name: string): boolean {
 
 /** Session files, project folder by project folder (sorted, so listings are stable). */
 export async function* sessionFiles(root: string): AsyncGenerator<string> {
-  const projects = (await dirents(projectsDir(root))).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name).sort()
+  const projects = dirents(projectsDir(root)).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name).sort()
   for (const p of projects) {
     const dir = join(projectsDir(root), p)
-    const files = (await dirents(dir)).filter((d) => d.isFile() && isSessionFile(d.name)).map((d) => d.name).sort()
-    for (const f of files) yield join(dir, f)
+    const files = dirents(dir).filter((d) => d.isFile() && isSessionFile(d.name)).map((d) => d.name).sort()
+    // `dir` is normalized and each name a plain file name: join's normalizing would find nothing to do.
+    for (const f of files) yield `${dir}/${f}`
   }
 }
 

@@ -55,8 +55,21 @@ function modelOf(line: Buffer): string | undefined {
   return typeof m === 'string' && m !== '<synthetic>' ? m : undefined
 }
 
+/** Head buffers lent to readMeta, one per session being read at once (discovery reads a few ahead). */
+const spares: Buffer[] = []
+
 export async function readMeta(ctx: LineContext, path: string): Promise<SessionMeta> {
-  const ends = await readEnds(path, { maxBytes: HEAD_BYTES, maxLines: HEAD_LINES }, TAIL_BYTES)
+  const scratch = spares.pop() ?? Buffer.allocUnsafeSlow(HEAD_BYTES)
+  try {
+    return await metaOf(ctx, path, scratch)
+  } finally {
+    // Nothing read from it outlives metaOf: what it keeps are strings.
+    if (spares.length < 16) spares.push(scratch)
+  }
+}
+
+async function metaOf(ctx: LineContext, path: string, scratch: Buffer): Promise<SessionMeta> {
+  const ends = await readEnds(path, { maxBytes: HEAD_BYTES, maxLines: HEAD_LINES }, TAIL_BYTES, scratch)
   const meta: SessionMeta = { bytes: ends.size, mtime: ends.mtime }
   const withinCap = (line: Buffer): boolean => line.length <= ctx.maxLineBytes
   let firstPrompt: string | undefined
