@@ -59,6 +59,12 @@ const MARK_SUBAGENT = 'FERRY-SUBAGENT-DONE marker=ferry-subagent-ok';
 const PAR_CMDS = ['echo ferry-par-one', 'echo ferry-par-two'];
 const IMAGE_FILE = 'ferry-image.png';
 const MARK_SUMMARY = 'FERRY-SUMMARY marker=ferry-summary-ok';
+// Issue #41 scenario (conformance/scenario41.sh): the project's own MCP tool that fails once, a todo/plan
+// item, and a command whose output holds CRLF, control bytes, invalid UTF-8 and a 300 KB line.
+const MCP_FLAKY = /(^|[_.\-])ferry_flaky$/;
+const TODO_TEXT = 'FERRY-TODO: write the conformance report';
+const ODD_CMD = "printf 'ferry-odd-crlf one\\r\\ntwo\\r\\n'; printf 'ferry-odd-ctl \\001\\002\\033[31mred\\033[0m\\b\\n'; " +
+  "printf 'ferry-odd-bad \\377\\376\\300 end\\n'; printf 'ferry-odd-long '; head -c 300000 /dev/zero | tr '\\0' x; echo";
 // Steps that issue more than one tool call (in one model response, or over two responses).
 const STEP_CALLS = { par: 2 };
 // ferry mcp step: a hyphenated word conformance/mcp.sh plants in the archive it serves.
@@ -289,6 +295,31 @@ function stepCall(step, tools, workdir) {
   }
   // ---- end ferry mcp
   if (step === 'bash') return shellCall(tools, PROBE_CMD, 'Print the ferry probe marker');
+  if (step === 'mcpfail' || step === 'mcpretry') {
+    const t = tools.find((x) => MCP_FLAKY.test(x.name || ''));
+    if (!t) return null;
+    return { name: t.name, kind: 'function', input: { token: step === 'mcpfail' ? 'ferry-mcp-first' : 'ferry-mcp-retry' }, ...(t.namespace ? { namespace: t.namespace } : {}) };
+  }
+  if (step === 'todo') {
+    // Claude Code TodoWrite {todos:[{content,status,activeForm}]}, OpenCode todowrite, Codex update_plan {plan:[{step,status}]}
+    const t = pickTool(tools, ['todowrite', 'update_plan', 'write_todos', 'todo_write']);
+    if (!t) return null;
+    const ps = t.schema?.properties || {};
+    const key = ['todos', 'plan'].find((k) => k in ps) || Object.keys(ps)[0] || 'todos';
+    const itemProps = ps[key]?.items?.properties || { content: {}, status: {} };
+    const item = {};
+    for (const [k, v] of Object.entries(itemProps)) {
+      if (/^(content|step|description|title|text)$/.test(k)) item[k] = TODO_TEXT;
+      else if (k === 'activeForm') item[k] = 'Writing the conformance report';
+      else if (k === 'status') item[k] = Array.isArray(v.enum) && v.enum.includes('in_progress') ? 'in_progress' : (v.enum?.[0] ?? 'in_progress');
+      else if (k === 'priority') item[k] = Array.isArray(v.enum) ? (v.enum.includes('high') ? 'high' : v.enum[0]) : 'high';
+      else if (k === 'id') item[k] = '1';
+    }
+    const input = { [key]: [item] };
+    if ('explanation' in ps) input.explanation = 'FERRY-TODO plan';
+    return { name: t.name, kind: 'function', input, ...(t.namespace ? { namespace: t.namespace } : {}) };
+  }
+  if (step === 'odd') return shellCall(tools, ODD_CMD, 'Odd output: CRLF, control bytes, invalid UTF-8, a 300 KB line');
   if (step === 'read') {
     const t = pickTool(tools, ['read', 'read_file', 'view']);
     if (t) {
@@ -410,6 +441,10 @@ const STEP_TEXT = {
   par: 'Two independent commands: I will run them in parallel.',
   image: 'Now I will look at the image file.',
   wait: 'Waiting for the subagent to finish.',
+  mcpfail: 'Calling the ferry_flaky MCP tool.',
+  mcpretry: 'The MCP tool failed; retrying it once.',
+  todo: 'Recording the plan in the todo list.',
+  odd: 'Now a command with odd output.',
 };
 const STEP_THINKING = {
   bash: 'The user wants the ferry probe. Plan: run echo ferry-probe, then read and edit probe.txt.',
@@ -470,7 +505,8 @@ export function decide(api, body, cfg) {
     // a client-generated follow-up (e.g. Claude Code's background-task notification), not a user turn
     return { step: 'notification', text: `Noted. ${MARK_DONE}` };
   }
-  if (priorAssistant && toolUsesAfter === 0) {
+  // MOCK_TURN_STEPS=1 (gen mode): a later turn of a session runs the scripted steps too (scenario41.sh turns)
+  if (priorAssistant && toolUsesAfter === 0 && !(cfg.turnSteps && cfg.mode !== 'resume')) {
     const sawProbe = before.some((x) => x.kind === 'tool_result' && (x.text || '').includes(PROBE_OUT));
     const nUse = before.filter((x) => x.kind === 'tool_use').length;
     return {
@@ -725,6 +761,7 @@ function serve(opts) {
     thinking: String(opts.thinking ?? process.env.MOCK_THINKING ?? '1') !== '0',
     readyFile: opts['ready-file'] || process.env.MOCK_READY_FILE || '',
     mode: opts.mode || process.env.MOCK_MODE || 'gen',
+    turnSteps: process.env.MOCK_TURN_STEPS === '1',
   };
   let seq = 0;
   const server = http.createServer((req, res) => {
