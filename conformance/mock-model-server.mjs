@@ -232,7 +232,7 @@ function toolsOf(api, body) {
   if (api === 'responses') {
     addResponses(body?.tools);
     // Codex (code-mode models) sends its tools as an `additional_tools` input item instead of `tools`.
-    for (const it of Array.isArray(body?.input) ? body.input : []) if (it && it.type === 'additional_tools') addResponses(it.tools);
+    for (const it of Array.isArray(body?.input) ? body.input : []) if (it && (it.type === 'additional_tools' || it.type === 'tool_search_output')) addResponses(it.tools);
     return out;
   }
   if (api === 'gemini') {
@@ -297,14 +297,19 @@ function stepCall(step, tools, workdir) {
   if (step === 'bash') return shellCall(tools, PROBE_CMD, 'Print the ferry probe marker');
   if (step === 'mcpfail' || step === 'mcpretry') {
     const t = tools.find((x) => MCP_FLAKY.test(x.name || ''));
+    // Codex 0.171 defers MCP tools behind its client-executed `tool_search`: search once per turn, the
+    // tools its output lists are offered from then on (toolsOf reads them from the tool_search_output item)
+    if (!t && !tools.searched && tools.some((x) => x.type === 'tool_search')) return { name: 'tool_search', kind: 'tool_search', input: { query: 'ferry_flaky', limit: 8 } };
     if (!t) return null;
     return { name: t.name, kind: 'function', input: { token: step === 'mcpfail' ? 'ferry-mcp-first' : 'ferry-mcp-retry' }, ...(t.namespace ? { namespace: t.namespace } : {}) };
   }
   if (step === 'todo') {
     // Claude Code TodoWrite {todos:[{content,status,activeForm}]}, OpenCode todowrite, Codex update_plan {plan:[{step,status}]}
-    const t = pickTool(tools, ['todowrite', 'update_plan', 'write_todos', 'todo_write']);
+    // Claude Code 2.1.332 with CLAUDE_CODE_ENABLE_TODO_TOOLS=1 offers its task tools: TaskCreate {subject, description, activeForm}
+    const t = pickTool(tools, ['todowrite', 'update_plan', 'write_todos', 'todo_write', 'taskcreate']);
     if (!t) return null;
     const ps = t.schema?.properties || {};
+    if ('subject' in ps) return { name: t.name, kind: 'function', input: { subject: TODO_TEXT, description: TODO_TEXT, ...('activeForm' in ps ? { activeForm: 'Writing the conformance report' } : {}) } };
     const key = ['todos', 'plan'].find((k) => k in ps) || Object.keys(ps)[0] || 'todos';
     const itemProps = ps[key]?.items?.properties || { content: {}, status: {} };
     const item = {};
@@ -453,6 +458,7 @@ const STEP_THINKING = {
 export function decide(api, body, cfg) {
   const tools = toolsOf(api, body);
   const items = normalize(api, body);
+  tools.searched = items.some((x) => x.kind === 'tool_search_call');
   if (api === 'responses' && Array.isArray(body?.input) && body.input.length && body.input[body.input.length - 1]?.type === 'compaction_trigger') {
     // Codex "remote compaction v2": expects exactly one compaction output item
     return { step: 'compaction', text: '', compaction: true };
@@ -618,6 +624,7 @@ function responsesReply(req, res, body, d) {
   if (!d.compaction) output.push({ type: 'message', id: rid('msg_mock'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: d.text, annotations: [] }] });
   for (const c of d.calls || (d.call ? [d.call] : [])) {
     if (c.kind === 'custom') output.push({ type: 'custom_tool_call', id: rid('ctc_mock'), status: 'completed', call_id: c.id, name: c.name, input: c.input });
+    else if (c.kind === 'tool_search') output.push({ type: 'tool_search_call', id: rid('tsc_mock'), status: 'completed', call_id: c.id, execution: 'client', arguments: c.input });
     else if (c.kind === 'local_shell') output.push({ type: 'local_shell_call', id: rid('lsh_mock'), status: 'completed', call_id: c.id, action: c.input });
     else output.push({ type: 'function_call', id: rid('fc_mock'), status: 'completed', call_id: c.id, name: c.name, arguments: JSON.stringify(c.input), ...(c.namespace ? { namespace: c.namespace } : {}) });
   }

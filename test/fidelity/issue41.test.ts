@@ -129,6 +129,17 @@ function checkClaude(t: Tap.Test, recs: Rec[], where: string): void {
   t.ok(at(recs, M.ccA) >= 0, `${where}: the answer`)
 }
 
+/** A prompt with an attached image (Codex `exec -i`): one prompt, its image once, never a second copy pointing at a local path. */
+function checkImagePrompt(t: Tap.Test, recs: Rec[], where: string): void {
+  const p = typed(recs, M.ip)
+  t.equal(p.length, 1, `${where}: the prompt once`)
+  // an image block, or a placeholder naming one (Codex's own label part, `<image name=[Image #1] …>`, is none)
+  const blocks = recs.filter((r) => r.kind === 'message').flatMap((m) => m.blocks)
+  const imgs = blocks.filter((b: Rec) => b.type === 'image').length + blocks.map((b: Rec) => (b.type === 'text' ? (b.text.match(/\[image(?! #\d)/gi) ?? []).length : 0)).reduce((a: number, n: number) => a + n, 0)
+  t.equal(imgs, 1, `${where}: its image once`)
+  t.ok(at(recs, M.ia) > at(recs, M.ip), `${where}: then the answer`)
+}
+
 const CASES: Array<[string, string, (t: Tap.Test, recs: Rec[], where: string) => void]> = [
   ['codex fork of a fork', `codex:${IDS.fork2}`, checkFork],
   ['codex encrypted compaction', `codex:${IDS.encrypted}`, checkEncrypted],
@@ -137,6 +148,7 @@ const CASES: Array<[string, string, (t: Tap.Test, recs: Rec[], where: string) =>
   ['codex context + question', `codex:${IDS.mixed}`, (t, r, w) => checkMixed(t, r, w, [M.mixed])],
   ['gemini session context + question', `gemini:${IDS.gemini}`, (t, r, w) => checkMixed(t, r, w, [M.gq, M.ga])],
   ['claude-code command args + exit 7', `claude-code:${IDS.claude}`, checkClaude],
+  ['codex prompt with an attached image', `codex:${IDS.imgprompt}`, checkImagePrompt],
 ]
 
 for (const [name, sid, check] of CASES) {
