@@ -63,8 +63,10 @@ const MARK_SUMMARY = 'FERRY-SUMMARY marker=ferry-summary-ok';
 // item, and a command whose output holds CRLF, control bytes, invalid UTF-8 and a 300 KB line.
 const MCP_FLAKY = /(^|[_.\-])ferry_flaky$/;
 const TODO_TEXT = 'FERRY-TODO: write the conformance report';
-const ODD_CMD = "printf 'ferry-odd-crlf one\\r\\ntwo\\r\\n'; printf 'ferry-odd-ctl \\001\\002\\033[31mred\\033[0m\\b\\n'; " +
-  "printf 'ferry-odd-bad \\377\\376\\300 end\\n'; printf 'ferry-odd-long '; head -c 300000 /dev/zero | tr '\\0' x; echo";
+// The odd lines come before and after the long one: clients keep a big output's head (Claude Code), its tail
+// (OpenCode) or both (Codex), and each must still show every kind.
+const ODD_LINES = "printf 'ferry-odd-crlf one\\r\\ntwo\\r\\n'; printf 'ferry-odd-ctl \\001\\002\\033[31mred\\033[0m\\b\\n'; printf 'ferry-odd-bad \\377\\376\\300 end\\n'";
+const ODD_CMD = `${ODD_LINES}; printf 'ferry-odd-long '; head -c 300000 /dev/zero | tr '\\0' x; echo ' ferry-odd-long'; ${ODD_LINES}`;
 // Steps that issue more than one tool call (in one model response, or over two responses).
 const STEP_CALLS = { par: 2 };
 // ferry mcp step: a hyphenated word conformance/mcp.sh plants in the archive it serves.
