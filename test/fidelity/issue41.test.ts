@@ -129,8 +129,11 @@ function checkClaude(t: Tap.Test, recs: Rec[], where: string): void {
   t.ok(at(recs, M.ccA) >= 0, `${where}: the answer`)
 }
 
-/** A prompt with an attached image (Codex `exec -i`): one prompt, its image once, never a second copy pointing at a local path. */
-function checkImagePrompt(t: Tap.Test, recs: Rec[], where: string): void {
+/**
+ * Codex 0.171: a prompt with an attached image (`exec -i`): one prompt, its image once, never a second copy
+ * pointing at a local path; an MCP call failed only in its `McpToolCall` turn item is an error, its retry not.
+ */
+function checkCodex171(t: Tap.Test, recs: Rec[], where: string): void {
   const p = typed(recs, M.ip)
   t.equal(p.length, 1, `${where}: the prompt once`)
   // an image block, or a placeholder naming one (Codex's own label part, `<image name=[Image #1] …>`, is none)
@@ -138,6 +141,10 @@ function checkImagePrompt(t: Tap.Test, recs: Rec[], where: string): void {
   const imgs = blocks.filter((b: Rec) => b.type === 'image').length + blocks.map((b: Rec) => (b.type === 'text' ? (b.text.match(/\[image(?! #\d)/gi) ?? []).length : 0)).reduce((a: number, n: number) => a + n, 0)
   t.equal(imgs, 1, `${where}: its image once`)
   t.ok(at(recs, M.ia) > at(recs, M.ip), `${where}: then the answer`)
+  const rs = results(recs).filter((r) => textOf(r).includes('F41-MCP171-'))
+  t.ok(rs.length === 2 && rs[0].is_error === true && textOf(rs[0]).includes(M.mcp171Err), `${where}: the failed MCP call is an error, with its message`)
+  t.notOk(rs[1]?.is_error, `${where}: the retry is not`)
+  oneResultEach(t, recs, where)
 }
 
 const CASES: Array<[string, string, (t: Tap.Test, recs: Rec[], where: string) => void]> = [
@@ -148,7 +155,7 @@ const CASES: Array<[string, string, (t: Tap.Test, recs: Rec[], where: string) =>
   ['codex context + question', `codex:${IDS.mixed}`, (t, r, w) => checkMixed(t, r, w, [M.mixed])],
   ['gemini session context + question', `gemini:${IDS.gemini}`, (t, r, w) => checkMixed(t, r, w, [M.gq, M.ga])],
   ['claude-code command args + exit 7', `claude-code:${IDS.claude}`, checkClaude],
-  ['codex prompt with an attached image', `codex:${IDS.imgprompt}`, checkImagePrompt],
+  ['codex 0.171 image prompt + MCP call failed in its turn item', `codex:${IDS.imgprompt}`, checkCodex171],
 ]
 
 for (const [name, sid, check] of CASES) {

@@ -10,7 +10,9 @@
 // - Codex remote (encrypted) compaction after a tool call, its result and an image.
 // - Codex 0.171 `exec -i FILE`: the prompt's response item wraps the image in label parts
 //   (`<image name=[Image #1] path="…">`, the image, `</image>`), its `item_completed` UserMessage holds
-//   a `local_image` and the typed text (conformance/scenario41.sh saw this shape).
+//   a `local_image` and the typed text; then an MCP call (namespace `mcp__ferry41`) whose failure is only in
+//   its `item_completed` `McpToolCall` turn item (`status: failed`, `result.isError`), and its retry
+//   (conformance/scenario41.sh saw these shapes).
 // - Codex: a user message whose first item the harness injected (`<environment_context>`,
 //   provenance `harness`) and whose second the person typed (provenance `user`).
 // - OpenCode 1.18.33: a bash call `completed` with `metadata.exit: 7`, retried.
@@ -61,6 +63,8 @@ export const M = {
   ocA: 'F41-OC-A: the first run exited 7, the retry passed.',
   ip: 'F41-IMG-P: look at the attached image.',
   ia: 'F41-IMG-A: an 8x8 gradient.',
+  mcp171Err: 'F41-MCP171-FAIL: transient failure, retry',
+  mcp171Ok: 'F41-MCP171-OK: done on call 2',
 }
 export const IDS = {
   parent: '019b0041-0000-7000-8000-0000000000a0',
@@ -198,6 +202,13 @@ function codex(home) {
     { type: 'input_text', text: M.ip },
   ] })
   i.rec('event_msg', { type: 'item_completed', thread_id: IDS.imgprompt, turn_id: turnId, item: { type: 'UserMessage', id: '019b0041-0000-7000-8000-00000000b0b2', content: [{ type: 'local_image', path: `${CWD}/f41.png` }, { type: 'text', text: M.ip, text_elements: [] }] } })
+  const mcp = (id, token, ok) => {
+    i.item({ type: 'function_call', name: 'ferry_flaky', namespace: 'mcp__ferry41', arguments: JSON.stringify({ token }), call_id: id })
+    i.rec('event_msg', { type: 'item_completed', thread_id: IDS.imgprompt, turn_id: turnId, item: { type: 'McpToolCall', id, server: 'ferry41', tool: 'ferry_flaky', arguments: { token }, status: ok ? 'completed' : 'failed', result: { content: [{ type: 'text', text: ok ? M.mcp171Ok : M.mcp171Err }], ...(ok ? {} : { isError: true }) }, duration: { secs: 0, nanos: 9000000 } } })
+    i.item({ type: 'function_call_output', call_id: id, output: [{ type: 'input_text', text: 'Wall time: 0.0140 seconds\nOutput:' }, { type: 'input_text', text: ok ? M.mcp171Ok : M.mcp171Err }] })
+  }
+  mcp('call_f41_mcp171_a', 'first', false)
+  mcp('call_f41_mcp171_b', 'retry', true)
   i.msg('assistant', M.ia)
   file('11-30-00', IDS.imgprompt, i.lines)
 }
