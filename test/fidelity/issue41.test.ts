@@ -165,6 +165,17 @@ for (const [name, sid, check] of CASES) {
   })
 }
 
+t.test('an image a source kept only by its local path is no file: URL in an OpenCode-family document (OpenCode could not resume it)', async (t) => {
+  for (const to of ['opencode', 'kilo']) {
+    const written = await convert(`codex:${IDS.localimg}`, to, tempDir(t))
+    const doc = JSON.parse(readFileSync(written[0].path, 'utf8'))
+    const parts = doc.messages.flatMap((m: Rec) => m.parts)
+    t.notOk(parts.some((p: Rec) => typeof p.url === 'string' && p.url.startsWith('file:')), `${to}: no file: URL`)
+    t.ok(parts.some((p: Rec) => p.type === 'text' && p.text.includes('f41-local.png')), `${to}: a note naming the image's path`)
+    t.ok(parts.some((p: Rec) => p.type === 'text' && p.text === M.lp), `${to}: the prompt's words`)
+  }
+})
+
 t.test('a Codex fork: the inherited records keep the parent\'s ids, a missing parent is a located warning', async (t) => {
   const parent = (await collect(await open(`codex:${IDS.parent}`, { ctx: context({ home }), native: false }))) as Rec[]
   const fork = (await collect(await open(`codex:${IDS.fork1}`, { ctx: context({ home }), native: false }))) as Rec[]

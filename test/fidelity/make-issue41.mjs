@@ -63,6 +63,8 @@ export const M = {
   ocA: 'F41-OC-A: the first run exited 7, the retry passed.',
   ip: 'F41-IMG-P: look at the attached image.',
   ia: 'F41-IMG-A: an 8x8 gradient.',
+  lp: 'F41-LOCAL-P: the image is only a local path here.',
+  la: 'F41-LOCAL-A: seen.',
   mcp171Err: 'F41-MCP171-FAIL: transient failure, retry',
   mcp171Ok: 'F41-MCP171-OK: done on call 2',
 }
@@ -78,6 +80,7 @@ export const IDS = {
   claude: 'c1a0d041-0000-4000-8000-000000000041',
   gemini: '9e410041-0000-4000-8000-000000000041',
   imgprompt: '019b0041-0000-7000-8000-0000000000b0',
+  localimg: '019b0041-0000-7000-8000-0000000000b1',
 }
 
 const jsonl = (objs) => objs.map((o) => JSON.stringify(o)).join('\n') + '\n'
@@ -211,6 +214,15 @@ function codex(home) {
   mcp('call_f41_mcp171_b', 'retry', true)
   i.msg('assistant', M.ia)
   file('11-30-00', IDS.imgprompt, i.lines)
+
+  // A turn item without its response item (a migrated or bounded rollout): the prompt's image is only a local path.
+  const l = rollout('2026-11-25T11:40:00.000Z')
+  l.rec('session_meta', meta(IDS.localimg))
+  const lturn = '019b0041-0000-7000-8000-00000000b1b1'
+  l.rec('turn_context', { turn_id: lturn, cwd: CWD, approval_policy: 'never', sandbox_policy: { type: 'danger-full-access' }, model: 'gpt-5.5', summary: 'auto' })
+  l.rec('event_msg', { type: 'item_completed', thread_id: IDS.localimg, turn_id: lturn, item: { type: 'UserMessage', id: '019b0041-0000-7000-8000-00000000b1b2', content: [{ type: 'local_image', path: `${CWD}/f41-local.png` }, { type: 'text', text: M.lp, text_elements: [] }] } })
+  l.msg('assistant', M.la)
+  file('11-40-00', IDS.localimg, l.lines)
 }
 
 function opencode(home) {
