@@ -301,7 +301,8 @@ function stepCall(step, tools, workdir) {
     const t = tools.find((x) => MCP_FLAKY.test(x.name || ''));
     // Codex 0.171 defers MCP tools behind its client-executed `tool_search`: search once per turn, the
     // tools its output lists are offered from then on (toolsOf reads them from the tool_search_output item)
-    if (!t && !tools.searched && tools.some((x) => x.type === 'tool_search')) return { name: 'tool_search', kind: 'tool_search', input: { query: 'ferry_flaky', limit: 8 } };
+    // (again, up to 6 times in a turn, while the server is still starting: its tools are listed once it is up)
+    if (!t && (tools.searches ?? 0) < 6 && tools.some((x) => x.type === 'tool_search')) return { name: 'tool_search', kind: 'tool_search', input: { query: 'ferry_flaky', limit: 8 } };
     if (!t) return null;
     return { name: t.name, kind: 'function', input: { token: step === 'mcpfail' ? 'ferry-mcp-first' : 'ferry-mcp-retry' }, ...(t.namespace ? { namespace: t.namespace } : {}) };
   }
@@ -460,7 +461,6 @@ const STEP_THINKING = {
 export function decide(api, body, cfg) {
   const tools = toolsOf(api, body);
   const items = normalize(api, body);
-  tools.searched = items.some((x) => x.kind === 'tool_search_call');
   if (api === 'responses' && Array.isArray(body?.input) && body.input.length && body.input[body.input.length - 1]?.type === 'compaction_trigger') {
     // Codex "remote compaction v2": expects exactly one compaction output item
     return { step: 'compaction', text: '', compaction: true };
@@ -526,6 +526,7 @@ export function decide(api, body, cfg) {
     // resume mode never calls tools: a turn with no earlier assistant content means the client did not load the history
     return { step: 'resumed-empty', text: `${MARK_RESUMED}-EMPTY: no earlier conversation is visible to me.` };
   }
+  tools.searches = after.filter((x) => x.kind === 'tool_search_call').length;
   // steps this client has a tool for (stable across one session's requests, so indexing by count works)
   const steps = cfg.steps.filter((st) => stepCall(st, tools, cfg.workdir));
   let k = 0;
@@ -552,6 +553,8 @@ export function decide(api, body, cfg) {
   const idOf = () => (api === 'anthropic' ? rid('toolu_mock', 24) : rid('call_mock', 24));
   const calls = (call.parallel || [call]).map(({ parallel, ...c }) => ({ ...c, id: idOf() }));
   return {
+    // a repeated tool search waits a little: the MCP server it looks for is still starting
+    ...(call.kind === 'tool_search' && tools.searches > 0 ? { delayMs: 4000 } : {}),
     step,
     text: STEP_TEXT[step] || `Step ${step}.`,
     thinking: cfg.thinking && toolUsesAfter === 0 ? STEP_THINKING[step] : undefined,
@@ -824,7 +827,8 @@ function serve(opts) {
       rec.reply = reply;
       rec.body = body;
       try { fs.appendFileSync(cfg.log, JSON.stringify(rec) + '\n'); } catch (e) { process.stderr.write(`mock: cannot write log: ${e}\n`); }
-      handler();
+      if (reply && reply.delayMs) setTimeout(handler, reply.delayMs);
+      else handler();
     });
   });
   // Codex may try a websocket upgrade on /responses; refuse cleanly so it falls back to HTTP.

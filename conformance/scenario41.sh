@@ -78,7 +78,8 @@ configure() {
       write_codex_config "$home/.codex" "$model"
       # (TOML basic strings: the paths hold no quote or backslash.) Codex 0.171 defers MCP tools behind its
       # tool_search tool; the mock searches for ferry_flaky first (a tool_search_call in the session).
-      printf '\n[mcp_servers.ferry41]\ncommand = "%s"\nargs = ["%s", "%s"]\n\n[tools.update_plan]\nenabled = true\n' \
+      # startup_timeout_sec: on a loaded machine the server's start outlasts the default 10 s, and tool_search finds nothing.
+      printf '\n[mcp_servers.ferry41]\ncommand = "%s"\nargs = ["%s", "%s"]\nstartup_timeout_sec = 120\n\n[tools.update_plan]\nenabled = true\n' \
         "$NODE" "$SERVER" "$d/mcp.state" >> "$home/.codex/config.toml" ;;
     opencode)
       OPENCODE_MODEL_EXTRA="$OPENCODE_IMAGE_MODEL" write_opencode_config "$home/.config"
