@@ -3,7 +3,7 @@
 // prompt with one image (its turn item pairs with the response item despite Codex's image label parts); an
 // MCP call whose failure is only in its `McpToolCall` turn item is an error; an image a source kept only by
 // its local path never becomes a `file:` URL OpenCode's resume refuses.
-// In FULL_ONLY (test/run.mjs): the fast set's issue41.test.ts already costs about 10 CPU-s.
+// FULL_ONLY (test/run.mjs), as issue41.test.ts.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { collect, context, open } from '../../lib/index.js'
