@@ -36,7 +36,7 @@ SERVER="$HERE/mcp-fail-server.mjs"
 # OpenCode joins argv words itself: prompts are passed as separate words, so no quotes or shell metacharacters.
 TURNS=(
   "FERRY-T1: look at the attached image, then run the probe command."
-  "FERRY-T2: call the ferry_flaky MCP tool and retry it if it fails."
+  "FERRY-T2: call the flaky MCP tool and retry it if it fails."
   "FERRY-T3: record the plan in your todo list."
   "FERRY-T4: run the failing command, then the probe again."
   "FERRY-T5: print the odd output."
@@ -44,6 +44,7 @@ TURNS=(
 )
 STEPS=("bash" "mcpfail,mcpretry" "todo" "fail,bash" "odd" "read")
 FORK_PROMPT="FERRY-FORK: one more turn in the fork."
+# (no prompt names the tool: the plain marker ferry_flaky must come from the call itself, its name or input)
 CANDIDATES=(
   "@user:FERRY-T1" "@user:FERRY-T2" "@user:FERRY-T3" "@user:FERRY-T4" "@user:FERRY-T5" "@user:FERRY-T6"
   "@image:" "@result:ferry-probe"
