@@ -449,7 +449,7 @@ const STEP_TEXT = {
   par: 'Two independent commands: I will run them in parallel.',
   image: 'Now I will look at the image file.',
   wait: 'Waiting for the subagent to finish.',
-  mcpfail: 'Calling the ferry_flaky MCP tool.',
+  mcpfail: 'Calling the flaky MCP tool.', // (the text never names it: check-resume's plain marker ferry_flaky is the call's)
   mcpretry: 'The MCP tool failed; retrying it once.',
   todo: 'Recording the plan in the todo list.',
   odd: 'Now a command with odd output.',
