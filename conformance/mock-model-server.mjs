@@ -59,6 +59,14 @@ const MARK_SUBAGENT = 'FERRY-SUBAGENT-DONE marker=ferry-subagent-ok';
 const PAR_CMDS = ['echo ferry-par-one', 'echo ferry-par-two'];
 const IMAGE_FILE = 'ferry-image.png';
 const MARK_SUMMARY = 'FERRY-SUMMARY marker=ferry-summary-ok';
+// Issue #41 scenario (conformance/scenario41.sh): the project's own MCP tool that fails once, a todo/plan
+// item, and a command whose output holds CRLF, control bytes, invalid UTF-8 and a 300 KB line.
+const MCP_FLAKY = /(^|[_.\-])ferry_flaky$/;
+const TODO_TEXT = 'FERRY-TODO: write the conformance report';
+// The odd lines come before and after the long one: clients keep a big output's head (Claude Code), its tail
+// (OpenCode) or both (Codex), and each must still show every kind.
+const ODD_LINES = "printf 'ferry-odd-crlf one\\r\\ntwo\\r\\n'; printf 'ferry-odd-ctl \\001\\002\\033[31mred\\033[0m\\b\\n'; printf 'ferry-odd-bad \\377\\376\\300 end\\n'";
+const ODD_CMD = `${ODD_LINES}; printf 'ferry-odd-long '; head -c 300000 /dev/zero | tr '\\0' x; echo ' ferry-odd-long'; ${ODD_LINES}`;
 // Steps that issue more than one tool call (in one model response, or over two responses).
 const STEP_CALLS = { par: 2 };
 // ferry mcp step: a hyphenated word conformance/mcp.sh plants in the archive it serves.
@@ -226,7 +234,7 @@ function toolsOf(api, body) {
   if (api === 'responses') {
     addResponses(body?.tools);
     // Codex (code-mode models) sends its tools as an `additional_tools` input item instead of `tools`.
-    for (const it of Array.isArray(body?.input) ? body.input : []) if (it && it.type === 'additional_tools') addResponses(it.tools);
+    for (const it of Array.isArray(body?.input) ? body.input : []) if (it && (it.type === 'additional_tools' || it.type === 'tool_search_output')) addResponses(it.tools);
     return out;
   }
   if (api === 'gemini') {
@@ -289,6 +297,37 @@ function stepCall(step, tools, workdir) {
   }
   // ---- end ferry mcp
   if (step === 'bash') return shellCall(tools, PROBE_CMD, 'Print the ferry probe marker');
+  if (step === 'mcpfail' || step === 'mcpretry') {
+    const t = tools.find((x) => MCP_FLAKY.test(x.name || ''));
+    // Codex 0.171 defers MCP tools behind its client-executed `tool_search`: search once per turn, the
+    // tools its output lists are offered from then on (toolsOf reads them from the tool_search_output item)
+    // (again, up to 6 times in a turn, while the server is still starting: its tools are listed once it is up)
+    if (!t && (tools.searches ?? 0) < 6 && tools.some((x) => x.type === 'tool_search')) return { name: 'tool_search', kind: 'tool_search', input: { query: 'ferry_flaky', limit: 8 } };
+    if (!t) return null;
+    return { name: t.name, kind: 'function', input: { token: step === 'mcpfail' ? 'ferry-mcp-first' : 'ferry-mcp-retry' }, ...(t.namespace ? { namespace: t.namespace } : {}) };
+  }
+  if (step === 'todo') {
+    // Claude Code TodoWrite {todos:[{content,status,activeForm}]}, OpenCode todowrite, Codex update_plan {plan:[{step,status}]}
+    // Claude Code 2.1.332 with CLAUDE_CODE_ENABLE_TODO_TOOLS=1 offers its task tools: TaskCreate {subject, description, activeForm}
+    const t = pickTool(tools, ['todowrite', 'update_plan', 'write_todos', 'todo_write', 'taskcreate']);
+    if (!t) return null;
+    const ps = t.schema?.properties || {};
+    if ('subject' in ps) return { name: t.name, kind: 'function', input: { subject: TODO_TEXT, description: TODO_TEXT, ...('activeForm' in ps ? { activeForm: 'Writing the conformance report' } : {}) } };
+    const key = ['todos', 'plan'].find((k) => k in ps) || Object.keys(ps)[0] || 'todos';
+    const itemProps = ps[key]?.items?.properties || { content: {}, status: {} };
+    const item = {};
+    for (const [k, v] of Object.entries(itemProps)) {
+      if (/^(content|step|description|title|text)$/.test(k)) item[k] = TODO_TEXT;
+      else if (k === 'activeForm') item[k] = 'Writing the conformance report';
+      else if (k === 'status') item[k] = Array.isArray(v.enum) && v.enum.includes('in_progress') ? 'in_progress' : (v.enum?.[0] ?? 'in_progress');
+      else if (k === 'priority') item[k] = Array.isArray(v.enum) ? (v.enum.includes('high') ? 'high' : v.enum[0]) : 'high';
+      else if (k === 'id') item[k] = '1';
+    }
+    const input = { [key]: [item] };
+    if ('explanation' in ps) input.explanation = 'FERRY-TODO plan';
+    return { name: t.name, kind: 'function', input, ...(t.namespace ? { namespace: t.namespace } : {}) };
+  }
+  if (step === 'odd') return shellCall(tools, ODD_CMD, 'Odd output: CRLF, control bytes, invalid UTF-8, a 300 KB line');
   if (step === 'read') {
     const t = pickTool(tools, ['read', 'read_file', 'view']);
     if (t) {
@@ -410,6 +449,10 @@ const STEP_TEXT = {
   par: 'Two independent commands: I will run them in parallel.',
   image: 'Now I will look at the image file.',
   wait: 'Waiting for the subagent to finish.',
+  mcpfail: 'Calling the flaky MCP tool.', // (the text never names it: check-resume's plain marker ferry_flaky is the call's)
+  mcpretry: 'The MCP tool failed; retrying it once.',
+  todo: 'Recording the plan in the todo list.',
+  odd: 'Now a command with odd output.',
 };
 const STEP_THINKING = {
   bash: 'The user wants the ferry probe. Plan: run echo ferry-probe, then read and edit probe.txt.',
@@ -470,7 +513,8 @@ export function decide(api, body, cfg) {
     // a client-generated follow-up (e.g. Claude Code's background-task notification), not a user turn
     return { step: 'notification', text: `Noted. ${MARK_DONE}` };
   }
-  if (priorAssistant && toolUsesAfter === 0) {
+  // MOCK_TURN_STEPS=1 (gen mode): a later turn of a session runs the scripted steps too (scenario41.sh turns)
+  if (priorAssistant && toolUsesAfter === 0 && !(cfg.turnSteps && cfg.mode !== 'resume')) {
     const sawProbe = before.some((x) => x.kind === 'tool_result' && (x.text || '').includes(PROBE_OUT));
     const nUse = before.filter((x) => x.kind === 'tool_use').length;
     return {
@@ -482,6 +526,7 @@ export function decide(api, body, cfg) {
     // resume mode never calls tools: a turn with no earlier assistant content means the client did not load the history
     return { step: 'resumed-empty', text: `${MARK_RESUMED}-EMPTY: no earlier conversation is visible to me.` };
   }
+  tools.searches = after.filter((x) => x.kind === 'tool_search_call').length;
   // steps this client has a tool for (stable across one session's requests, so indexing by count works)
   const steps = cfg.steps.filter((st) => stepCall(st, tools, cfg.workdir));
   let k = 0;
@@ -508,6 +553,8 @@ export function decide(api, body, cfg) {
   const idOf = () => (api === 'anthropic' ? rid('toolu_mock', 24) : rid('call_mock', 24));
   const calls = (call.parallel || [call]).map(({ parallel, ...c }) => ({ ...c, id: idOf() }));
   return {
+    // a repeated tool search waits a little: the MCP server it looks for is still starting
+    ...(call.kind === 'tool_search' && tools.searches > 0 ? { delayMs: 4000 } : {}),
     step,
     text: STEP_TEXT[step] || `Step ${step}.`,
     thinking: cfg.thinking && toolUsesAfter === 0 ? STEP_THINKING[step] : undefined,
@@ -582,6 +629,7 @@ function responsesReply(req, res, body, d) {
   if (!d.compaction) output.push({ type: 'message', id: rid('msg_mock'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: d.text, annotations: [] }] });
   for (const c of d.calls || (d.call ? [d.call] : [])) {
     if (c.kind === 'custom') output.push({ type: 'custom_tool_call', id: rid('ctc_mock'), status: 'completed', call_id: c.id, name: c.name, input: c.input });
+    else if (c.kind === 'tool_search') output.push({ type: 'tool_search_call', id: rid('tsc_mock'), status: 'completed', call_id: c.id, execution: 'client', arguments: c.input });
     else if (c.kind === 'local_shell') output.push({ type: 'local_shell_call', id: rid('lsh_mock'), status: 'completed', call_id: c.id, action: c.input });
     else output.push({ type: 'function_call', id: rid('fc_mock'), status: 'completed', call_id: c.id, name: c.name, arguments: JSON.stringify(c.input), ...(c.namespace ? { namespace: c.namespace } : {}) });
   }
@@ -725,6 +773,7 @@ function serve(opts) {
     thinking: String(opts.thinking ?? process.env.MOCK_THINKING ?? '1') !== '0',
     readyFile: opts['ready-file'] || process.env.MOCK_READY_FILE || '',
     mode: opts.mode || process.env.MOCK_MODE || 'gen',
+    turnSteps: process.env.MOCK_TURN_STEPS === '1',
   };
   let seq = 0;
   const server = http.createServer((req, res) => {
@@ -778,7 +827,8 @@ function serve(opts) {
       rec.reply = reply;
       rec.body = body;
       try { fs.appendFileSync(cfg.log, JSON.stringify(rec) + '\n'); } catch (e) { process.stderr.write(`mock: cannot write log: ${e}\n`); }
-      handler();
+      if (reply && reply.delayMs) setTimeout(handler, reply.delayMs);
+      else handler();
     });
   });
   // Codex may try a websocket upgrade on /responses; refuse cleanly so it falls back to HTTP.

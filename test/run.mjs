@@ -93,6 +93,8 @@ export const FULL_ONLY = [
   'test/render/page-browser.test.ts',
   // #46's export column types and the README's DuckDB queries: archive twice, export, DuckDB. 5.3 CPU-s (15 s).
   'test/archive/export-types.test.ts',
+  // #41's shapes found by conformance/scenario41.sh (beside issue41.test.ts, below), into every store target. 4.2 CPU-s (6 s).
+  'test/fidelity/issue41-scenario.test.ts',
   // Moved out of the fast set when the #41/#42/#46/#47/#49 branches met (npm test at 5 min 48 s on two quiet cores):
   // schema 3 archives upgraded to 4 and compared (12 s); the Claude Code sniff past a 50 MB first line (12 s);
   // ferry doctor over every harness, with injected unknown types (11 s); the HTML page's cards and contents (11 s);

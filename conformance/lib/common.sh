@@ -136,10 +136,11 @@ opencode_env() { # $1 = HOME
 }
 
 # run_in_netns LOG WORKDIR MODE OUT ERR -- cmd...   (the only way any client is ever started)
+# CLIENT_STDIN=FILE: the client's stdin (default /dev/null; Claude Code's --input-format stream-json reads it)
 run_in_netns() {
   local log="$1" wd="$2" mode="$3" out="$4" err="$5"; shift 6
   unshare -n "$HERE/lib/netns-run.sh" --log "$log" --workdir "$wd" --mode "$mode" --port "$MOCK_PORT" \
-    --out "$out" --err "$err" ${MOCK_STEPS:+--steps "$MOCK_STEPS"} -- "$@"
+    --out "$out" --err "$err" ${MOCK_STEPS:+--steps "$MOCK_STEPS"} ${CLIENT_STDIN:+--stdin "$CLIENT_STDIN"} -- "$@"
 }
 
 # make_png FILE: an 8x8 RGB PNG (the image the `image` step reads), written with Node built-ins

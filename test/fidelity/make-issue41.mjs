@@ -8,6 +8,11 @@
 //   in the store. P holds a shell command that exits 7 and an MCP call that failed (the failure
 //   only in the `mcp_tool_call_end` event, as Codex classic records it) and a prompt with an image.
 // - Codex remote (encrypted) compaction after a tool call, its result and an image.
+// - Codex 0.171 `exec -i FILE`: the prompt's response item wraps the image in label parts
+//   (`<image name=[Image #1] path="…">`, the image, `</image>`), its `item_completed` UserMessage holds
+//   a `local_image` and the typed text; then an MCP call (namespace `mcp__ferry41`) whose failure is only in
+//   its `item_completed` `McpToolCall` turn item (`status: failed`, `result.isError`), and its retry
+//   (conformance/scenario41.sh saw these shapes).
 // - Codex: a user message whose first item the harness injected (`<environment_context>`,
 //   provenance `harness`) and whose second the person typed (provenance `user`).
 // - OpenCode 1.18.33: a bash call `completed` with `metadata.exit: 7`, retried.
@@ -56,6 +61,12 @@ export const M = {
   ccA: 'F41-CC-A: reviewed; the failing command exited 7.',
   oc1: 'F41-OC-P1: run the command that fails, then again.',
   ocA: 'F41-OC-A: the first run exited 7, the retry passed.',
+  ip: 'F41-IMG-P: look at the attached image.',
+  ia: 'F41-IMG-A: an 8x8 gradient.',
+  lp: 'F41-LOCAL-P: the image is only a local path here.',
+  la: 'F41-LOCAL-A: seen.',
+  mcp171Err: 'F41-MCP171-FAIL: transient failure, retry',
+  mcp171Ok: 'F41-MCP171-OK: done on call 2',
 }
 export const IDS = {
   parent: '019b0041-0000-7000-8000-0000000000a0',
@@ -68,6 +79,8 @@ export const IDS = {
   cursor: 'c0410041-0000-4000-8000-000000000041',
   claude: 'c1a0d041-0000-4000-8000-000000000041',
   gemini: '9e410041-0000-4000-8000-000000000041',
+  imgprompt: '019b0041-0000-7000-8000-0000000000b0',
+  localimg: '019b0041-0000-7000-8000-0000000000b1',
 }
 
 const jsonl = (objs) => objs.map((o) => JSON.stringify(o)).join('\n') + '\n'
@@ -179,6 +192,37 @@ function codex(home) {
   c.rec('event_msg', { type: 'user_message', message: M.mixed, kind: 'plain' })
   c.msg('assistant', M.mixedA)
   file('11-00-00', IDS.mixed, c.lines)
+
+  // A prompt with an attached image, as `codex exec -i FILE` writes it (paginated: a turn item beside the response item).
+  const i = rollout('2026-11-25T11:30:00.000Z')
+  i.rec('session_meta', meta(IDS.imgprompt))
+  const turnId = '019b0041-0000-7000-8000-00000000b0b0'
+  i.rec('turn_context', { turn_id: turnId, cwd: CWD, approval_policy: 'never', sandbox_policy: { type: 'danger-full-access' }, model: 'gpt-5.5', summary: 'auto' })
+  i.item({ type: 'message', id: 'msg_019b0041-0000-7000-8000-00000000b0b1', role: 'user', content: [
+    { type: 'input_text', text: `<image name=[Image #1] path="${CWD}/f41.png">` },
+    { type: 'input_image', image_url: `data:image/png;base64,${img}`, detail: 'original' },
+    { type: 'input_text', text: '</image>' },
+    { type: 'input_text', text: M.ip },
+  ] })
+  i.rec('event_msg', { type: 'item_completed', thread_id: IDS.imgprompt, turn_id: turnId, item: { type: 'UserMessage', id: '019b0041-0000-7000-8000-00000000b0b2', content: [{ type: 'local_image', path: `${CWD}/f41.png` }, { type: 'text', text: M.ip, text_elements: [] }] } })
+  const mcp = (id, token, ok) => {
+    i.item({ type: 'function_call', name: 'ferry_flaky', namespace: 'mcp__ferry41', arguments: JSON.stringify({ token }), call_id: id })
+    i.rec('event_msg', { type: 'item_completed', thread_id: IDS.imgprompt, turn_id: turnId, item: { type: 'McpToolCall', id, server: 'ferry41', tool: 'ferry_flaky', arguments: { token }, status: ok ? 'completed' : 'failed', result: { content: [{ type: 'text', text: ok ? M.mcp171Ok : M.mcp171Err }], ...(ok ? {} : { isError: true }) }, duration: { secs: 0, nanos: 9000000 } } })
+    i.item({ type: 'function_call_output', call_id: id, output: [{ type: 'input_text', text: 'Wall time: 0.0140 seconds\nOutput:' }, { type: 'input_text', text: ok ? M.mcp171Ok : M.mcp171Err }] })
+  }
+  mcp('call_f41_mcp171_a', 'first', false)
+  mcp('call_f41_mcp171_b', 'retry', true)
+  i.msg('assistant', M.ia)
+  file('11-30-00', IDS.imgprompt, i.lines)
+
+  // A turn item without its response item (a migrated or bounded rollout): the prompt's image is only a local path.
+  const l = rollout('2026-11-25T11:40:00.000Z')
+  l.rec('session_meta', meta(IDS.localimg))
+  const lturn = '019b0041-0000-7000-8000-00000000b1b1'
+  l.rec('turn_context', { turn_id: lturn, cwd: CWD, approval_policy: 'never', sandbox_policy: { type: 'danger-full-access' }, model: 'gpt-5.5', summary: 'auto' })
+  l.rec('event_msg', { type: 'item_completed', thread_id: IDS.localimg, turn_id: lturn, item: { type: 'UserMessage', id: '019b0041-0000-7000-8000-00000000b1b2', content: [{ type: 'local_image', path: `${CWD}/f41-local.png` }, { type: 'text', text: M.lp, text_elements: [] }] } })
+  l.msg('assistant', M.la)
+  file('11-40-00', IDS.localimg, l.lines)
 }
 
 function opencode(home) {

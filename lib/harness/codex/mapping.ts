@@ -453,6 +453,13 @@ export class RolloutMapper {
       }
       case 'item_completed': {
         const it = p.item
+        // 0.171 ends an MCP call with a turn item (`McpToolCall`, `status: failed`, `result.isError`) and no
+        // mcp_tool_call_end: its output item carries no flag either.
+        if (it?.type === 'McpToolCall') {
+          const c = this.open.get(it.id)
+          if (c && (it.status === 'failed' || it.result?.isError === true || (it.error != null && it.error !== false))) c.failed = true
+          return
+        }
         if (!it || (it.type !== 'CommandExecution' && it.type !== 'FileChange')) return
         const direct = this.open.get(it.id)
         if (direct) {

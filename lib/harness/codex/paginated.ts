@@ -130,10 +130,16 @@ export class PaginatedItems {
   }
 }
 
+/**
+ * Codex wraps each image of a prompt in label parts (`<image name=[Image #1] path="…">`, the image,
+ * `</image>`) in the response item, not in the turn item: they are no words of the prompt.
+ */
+export const IMAGE_LABEL = /^(?:<image\b[^>]*>|<\/image>)$/
+
 function textOf(content: unknown): string | undefined {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return undefined
-  return content.map((c: any) => (typeof c?.text === 'string' && (c.type === 'input_text' || c.type === 'text') ? c.text : '')).join('')
+  return content.map((c: any) => (typeof c?.text === 'string' && (c.type === 'input_text' || c.type === 'text') && !IMAGE_LABEL.test(c.text) ? c.text : '')).join('')
 }
 
 /** `UserInput` items: `text`, `image` (`image_url`), `local_image` (`path`); others stay opaque. */

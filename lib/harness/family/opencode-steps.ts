@@ -167,6 +167,11 @@ export abstract class StepWriter {
     if (b.type !== 'image' && b.type !== 'file') return null
     const url = fileUrl(b)
     if (!url) return null
+    // OpenCode sends a stored file part's URL to the provider SDK, which refuses `file:` (the resume fails
+    // whole: "URL scheme must be http, https, or data"); only text files and folders are read by OpenCode itself.
+    if (url.startsWith('file://') && !/^text\/|^application\/x-directory$/.test(b.mime)) {
+      return { type: 'text', text: `[${b.type}: ${b.ref?.path} (${b.mime}); a local file the source kept by its path, not carried into this session by ferry]` }
+    }
     const name = b.type === 'file' && b.name ? { filename: b.name } : {}
     return this.filenameFirst ? { type: 'file', mime: b.mime, ...name, url } : { type: 'file', mime: b.mime, url, ...name }
   }

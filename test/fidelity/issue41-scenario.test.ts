@@ -1,0 +1,55 @@
+// Issue #41, the shapes the real-client scenario (conformance/scenario41.sh) found, on synthetic sessions
+// (test/fidelity/make-issue41.mjs) into every store target: a Codex 0.171 prompt with an attached image is one
+// prompt with one image (its turn item pairs with the response item despite Codex's image label parts); an
+// MCP call whose failure is only in its `McpToolCall` turn item is an error; an image a source kept only by
+// its local path never becomes a `file:` URL OpenCode's resume refuses.
+// FULL_ONLY (test/run.mjs), as issue41.test.ts.
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { collect, context, open } from '../../lib/index.js'
+import { tempDir } from '../kit.js'
+// @ts-ignore plain JS fixture builder
+import { makeHome, M, IDS } from './make-issue41.mjs'
+import { TARGETS, at, convertIn, oneResultEach, readBack, results, textOf, typed, type Rec } from './issue41-kit.js'
+
+process.env.TZ = 'UTC'
+
+const home = tempDir(t, 'ferry-issue41s-')
+makeHome(home)
+const convert = (sid: string, to: string, out: string) => convertIn(home, sid, to, out)
+
+/**
+ * Codex 0.171: a prompt with an attached image (`exec -i`): one prompt, its image once, never a second copy
+ * pointing at a local path; an MCP call failed only in its `McpToolCall` turn item is an error, its retry not.
+ */
+function checkCodex171(t: Tap.Test, recs: Rec[], where: string): void {
+  const p = typed(recs, M.ip)
+  t.equal(p.length, 1, `${where}: the prompt once`)
+  // an image block, or a placeholder naming one (Codex's own label part, `<image name=[Image #1] …>`, is none)
+  const blocks = recs.filter((r) => r.kind === 'message').flatMap((m) => m.blocks)
+  const imgs = blocks.filter((b: Rec) => b.type === 'image').length + blocks.map((b: Rec) => (b.type === 'text' ? (b.text.match(/\[image(?! #\d)/gi) ?? []).length : 0)).reduce((a: number, n: number) => a + n, 0)
+  t.equal(imgs, 1, `${where}: its image once`)
+  t.ok(at(recs, M.ia) > at(recs, M.ip), `${where}: then the answer`)
+  const rs = results(recs).filter((r) => textOf(r).includes('F41-MCP171-'))
+  t.ok(rs.length === 2 && rs[0].is_error === true && textOf(rs[0]).includes(M.mcp171Err), `${where}: the failed MCP call is an error, with its message`)
+  t.notOk(rs[1]?.is_error, `${where}: the retry is not`)
+  oneResultEach(t, recs, where)
+}
+
+t.test('codex 0.171 image prompt + MCP call failed in its turn item', async (t) => {
+  const sid = `codex:${IDS.imgprompt}`
+  const name = 'codex 0.171'
+  t.test('read as it is', async (t) => checkCodex171(t, (await collect(await open(sid, { ctx: context({ home }), native: false }))) as Rec[], `${name} (read)`))
+  for (const to of TARGETS) t.test(`→ ${to}`, async (t) => checkCodex171(t, await readBack(t, to, await convert(sid, to, tempDir(t))), `${name} → ${to}`))
+})
+
+t.test('an image a source kept only by its local path is no file: URL in an OpenCode-family document (OpenCode could not resume it)', async (t) => {
+  for (const to of ['opencode', 'kilo']) {
+    const written = await convert(`codex:${IDS.localimg}`, to, tempDir(t))
+    const doc = JSON.parse(readFileSync(written[0].path, 'utf8'))
+    const parts = doc.messages.flatMap((m: Rec) => m.parts)
+    t.notOk(parts.some((p: Rec) => typeof p.url === 'string' && p.url.startsWith('file:')), `${to}: no file: URL`)
+    t.ok(parts.some((p: Rec) => p.type === 'text' && p.text.includes('f41-local.png')), `${to}: a note naming the image's path`)
+    t.ok(parts.some((p: Rec) => p.type === 'text' && p.text === M.lp), `${to}: the prompt's words`)
+  }
+})
