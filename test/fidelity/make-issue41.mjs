@@ -67,6 +67,9 @@ export const M = {
   la: 'F41-LOCAL-A: seen.',
   mcp171Err: 'F41-MCP171-FAIL: transient failure, retry',
   mcp171Ok: 'F41-MCP171-OK: done on call 2',
+  todo: 'F41-TODO: write the conformance report',
+  todoP: 'F41-TODO-P: plan the work, then look at the attached image.',
+  todoA: 'F41-TODO-A: planned; the image is a gradient.',
 }
 export const IDS = {
   parent: '019b0041-0000-7000-8000-0000000000a0',
@@ -81,6 +84,8 @@ export const IDS = {
   gemini: '9e410041-0000-4000-8000-000000000041',
   imgprompt: '019b0041-0000-7000-8000-0000000000b0',
   localimg: '019b0041-0000-7000-8000-0000000000b1',
+  codexPlan: '019b0041-0000-7000-8000-0000000000d1',
+  claudePlan: 'c1a0d041-0000-4000-8000-000000000042',
 }
 
 const jsonl = (objs) => objs.map((o) => JSON.stringify(o)).join('\n') + '\n'
@@ -223,6 +228,16 @@ function codex(home) {
   l.rec('event_msg', { type: 'item_completed', thread_id: IDS.localimg, turn_id: lturn, item: { type: 'UserMessage', id: '019b0041-0000-7000-8000-00000000b1b2', content: [{ type: 'local_image', path: `${CWD}/f41-local.png` }, { type: 'text', text: M.lp, text_elements: [] }] } })
   l.msg('assistant', M.la)
   file('11-40-00', IDS.localimg, l.lines)
+
+  // The plan tool (`[tools.update_plan] enabled = true`), as Codex 0.171 writes its call and output.
+  const u = rollout('2026-11-25T11:50:00.000Z')
+  u.rec('session_meta', meta(IDS.codexPlan))
+  u.turn()
+  u.prompt(M.todoP, [img])
+  u.call('call_f41_plan', 'update_plan', { plan: [{ status: 'in_progress', step: M.todo }], explanation: 'F41 plan' })
+  u.out('call_f41_plan', 'Plan updated')
+  u.msg('assistant', M.todoA)
+  file('11-50-00', IDS.codexPlan, u.lines)
 }
 
 function opencode(home) {
@@ -245,16 +260,22 @@ function opencode(home) {
     }
   }
   const bash = (callID, exit, t) => ({ type: 'tool', tool: 'bash', callID, state: { status: 'completed', input: { command: M.exitCmd, description: 'Fails on purpose' }, output: `${M.exitOut}\n`, title: M.exitCmd, metadata: { output: `${M.exitOut}\n`, exit, truncated: false }, time: { start: t, end: t + 50 } } })
+  // OpenCode 1.18.33's todowrite, as it stores the call (its output is the list as JSON).
+  const todos = [{ content: M.todo, status: 'in_progress', priority: 'high' }]
+  const todowrite = (callID, t) => ({ type: 'tool', tool: 'todowrite', callID, state: { status: 'completed', input: { todos }, output: JSON.stringify(todos, null, 2), metadata: { todos, truncated: false }, title: '1 todos', time: { start: t, end: t + 20 } } })
   const m = [
     user(t0 + 100, M.oc1),
     step(t0 + 1000, [bash('call_f41oc_1', 7, t0 + 1010)], 'tool-calls'),
     step(t0 + 2000, [bash('call_f41oc_2', 0, t0 + 2010)], 'tool-calls'),
     step(t0 + 3000, [{ type: 'text', text: M.ocA, time: { start: t0 + 3010, end: t0 + 3010 } }], 'stop'),
+    user(t0 + 3500, M.todoP),
+    step(t0 + 4000, [todowrite('call_f41oc_todo', t0 + 4010)], 'tool-calls'),
+    step(t0 + 5000, [{ type: 'text', text: M.todoA, time: { start: t0 + 5010, end: t0 + 5010 } }], 'stop'),
   ]
   const path = join(home, '.local', 'share', 'opencode', 'opencode.db')
   mkdirSync(dirname(path), { recursive: true })
   const db = createDb(path)
-  insertDocument(db, { info: { id: ses, slug: 'issue-41-exit', projectID: 'global', directory: CWD, title: 'Issue 41 failing command', version: '1.18.33', time: { created: t0, updated: t0 + 4000 } }, messages: m })
+  insertDocument(db, { info: { id: ses, slug: 'issue-41-exit', projectID: 'global', directory: CWD, title: 'Issue 41 failing command', version: '1.18.33', time: { created: t0, updated: t0 + 6000 } }, messages: m })
   db.pragma('wal_checkpoint(TRUNCATE)')
   db.close()
   return ses
@@ -303,6 +324,37 @@ function claude(home) {
   assistant('msg_f41_2', { type: 'tool_use', id: 'toolu_f41_retry', name: 'Bash', input: { command: `echo ${M.exitOut}`, description: 'Retry' } }, 'tool_use')
   user([{ type: 'tool_result', content: M.exitOut, is_error: false, tool_use_id: 'toolu_f41_retry' }], { toolUseResult: { stdout: M.exitOut, stderr: '', interrupted: false, isImage: false } })
   assistant('msg_f41_3', { type: 'text', text: M.ccA }, 'end_turn')
+  writeFileSync(join(dir, `${sid}.jsonl`), jsonl(lines))
+  claudePlan(dir)
+}
+
+// Claude Code 2.1.332 (`CLAUDE_CODE_ENABLE_TODO_TOOLS=1`, a prompt sent with `--input-format stream-json`): the
+// prompt's text and image block in one message, then TaskCreate and TodoWrite calls with their results.
+function claudePlan(dir) {
+  const sid = IDS.claudePlan
+  let n = 0
+  let t = Date.parse('2026-11-25T13:30:00.000Z')
+  const uuid = () => `c1a0d042-0000-4000-8000-${String(++n).padStart(12, '0')}`
+  const env = (parentUuid) => ({ parentUuid, isSidechain: false, userType: 'external', entrypoint: 'sdk-cli', cwd: CWD, sessionId: sid, version: '2.1.332', gitBranch: '' })
+  const lines = []
+  let last = null
+  const user = (content, extra = {}) => {
+    const u = uuid()
+    lines.push({ ...env(last), type: 'user', message: { role: 'user', content }, ...extra, uuid: u, timestamp: new Date((t += 500)).toISOString() })
+    return (last = u)
+  }
+  const assistant = (apiId, block, stop) => {
+    const u = uuid()
+    lines.push({ ...env(last), message: { model: 'claude-opus-5-5', id: apiId, type: 'message', role: 'assistant', content: [block], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 10 } }, type: 'assistant', uuid: u, timestamp: new Date((t += 500)).toISOString() })
+    return (last = u)
+  }
+  user([{ type: 'text', text: M.todoP }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png8x8() } }], { imagePasteIds: [1], promptSource: 'sdk' })
+  assistant('msg_f41p_1', { type: 'tool_use', id: 'toolu_f41_task', name: 'TaskCreate', input: { subject: M.todo, description: M.todo, activeForm: 'Writing the conformance report' } }, 'tool_use')
+  user([{ tool_use_id: 'toolu_f41_task', type: 'tool_result', content: `Task #1 created successfully: ${M.todo}` }], { toolUseResult: { task: { id: '1', subject: M.todo, description: M.todo } } })
+  const todos = [{ content: M.todo, status: 'in_progress', activeForm: 'Writing the conformance report' }]
+  assistant('msg_f41p_2', { type: 'tool_use', id: 'toolu_f41_todo', name: 'TodoWrite', input: { todos } }, 'tool_use')
+  user([{ tool_use_id: 'toolu_f41_todo', type: 'tool_result', content: 'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable' }], { toolUseResult: { oldTodos: [], newTodos: todos } })
+  assistant('msg_f41p_3', { type: 'text', text: M.todoA }, 'end_turn')
   writeFileSync(join(dir, `${sid}.jsonl`), jsonl(lines))
 }
 
