@@ -14,6 +14,8 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { dbState, HOME, judge, rng, run, sha, temps } from './proc.mjs'
 import { MUTANT_SCENARIOS } from './mutants.mjs'
+import { TARGET_SCENARIOS } from './targets.mjs'
+import { closeRender, RENDER_SCENARIOS } from './render.mjs'
 
 async function archivedHome(dir) {
   const home = join(dir, 'home')
@@ -141,6 +143,8 @@ export const SCENARIOS = {
     judge(counts, notes, 'redact', await run(['redact', '--text'], { input: unit.repeat(100_000 + Math.floor(rand() * 200_000)), timeout: 30_000 }))
   },
   ...MUTANT_SCENARIOS,
+  ...TARGET_SCENARIOS,
+  ...RENDER_SCENARIOS,
 }
 
 /**
@@ -173,6 +177,7 @@ export async function surfaces({ runs, seed, onProgress, only = [] }) {
       }
     }
   } finally {
+    await closeRender()
     rmSync(dir, { recursive: true, force: true })
   }
   if (sha(join(HOME, '.local/share/opencode/opencode.db')) + sha(join(HOME, '.zcode/cli/db/db.sqlite')) !== before) totals.changed++

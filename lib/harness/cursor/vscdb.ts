@@ -240,7 +240,15 @@ function* bubbles(ctx: StoreContext, dbPath: string, cid: string, cd: JsonObject
         ctx.diagnostics.warn('bad-row', 'bubble is not a JSON object; skipped', { file: dbPath, row: `cursorDiskKV bubbleId:${cid}:${bid}` }, 'cursor')
         return
       }
-      for (const it of bubbleItems(b, bid, native, raw, cid)) {
+      // A value no bubble has (100,000-deep arrays where a number goes) costs that bubble, not the database.
+      let got: Item[]
+      try {
+        got = bubbleItems(b, bid, native, raw, cid)
+      } catch (err) {
+        ctx.diagnostics.error('bad-row', `bubble cannot be read (${(err as Error).message}); skipped`, { file: dbPath, row: `cursorDiskKV bubbleId:${cid}:${bid}` }, 'cursor')
+        return
+      }
+      for (const it of got) {
         if (it.model) onModel(it.model)
         yield it
       }
