@@ -94,9 +94,21 @@ export function judge(counts, notes, what, r, { signalled = false } = {}) {
  */
 export function oneLiners(counts, notes, what, r) {
   if (r.hung) return
-  const bad = r.stderr.split('\n').filter((l) => l && (!l.startsWith('ferry: ') || (l.startsWith('ferry: error: ') && !/^ferry: error: ([\w.-]+:)?[a-z][a-z-]*: .*\//.test(l))))
+  const bad = r.stderr.split('\n').filter((l) => l && !(l.startsWith('{') ? locatedJson(l) : !l.startsWith('ferry: error: ') ? l.startsWith('ferry: ') : /^ferry: error: ([\w.-]+:)?[a-z][a-z-]*: .*\//.test(l)))
   if (bad.length) {
     counts.crashes++
     notes.push(`${what}: not a located one-liner with a code: ${bad.slice(0, 2).join(' | ').slice(0, 400)}`)
   }
+}
+
+/** With --json, an error is one object: a code, and a file (or a path in its message). */
+function locatedJson(line) {
+  let o
+  try {
+    o = JSON.parse(line)
+  } catch {
+    return false
+  }
+  const e = o.error ?? o
+  return typeof e.code === 'string' && (typeof e.file === 'string' || /\//.test(e.message ?? ''))
 }

@@ -12,22 +12,22 @@ import { dirname, join } from 'node:path'
 import { changedFiles, HOME, judge, oneLiners, pick, run, sha, temps, treeState } from './proc.mjs'
 
 const TIMEOUT = 60_000
-/** Where each target writes, relative to the home: the store directory and the agent directory above it. */
+/** Folders inside each target's store root (never the root itself: a root that is a link is where the store is). */
 const STORES = {
-  'claude-code': ['.claude/projects', '.claude'],
-  codex: ['.codex/sessions', '.codex'],
-  pi: ['.pi/agent/sessions', '.pi'],
-  gemini: ['.gemini/tmp', '.gemini'],
-  qwen: ['.qwen/projects', '.qwen'],
-  copilot: ['.copilot/session-state', '.copilot'],
-  cursor: ['.cursor/projects', '.cursor/chats', '.cursor'],
-  grok: ['.grok/sessions', '.grok'],
-  opencode: ['.local/share/opencode', '.local/share'],
-  kilo: ['.local/share/kilo', '.local'],
-  zcode: ['.zcode/cli/db', '.zcode'],
+  'claude-code': ['.claude/projects'],
+  codex: ['.codex/sessions'],
+  pi: ['.pi/agent/sessions'],
+  gemini: ['.gemini/tmp'],
+  qwen: ['.qwen/projects'],
+  copilot: ['.copilot/session-state'],
+  cursor: ['.cursor/projects', '.cursor/chats'],
+  grok: ['.grok/sessions'],
+  opencode: ['.local/share/opencode/ferry-import'],
+  kilo: ['.local/share/kilo/ferry-import'],
+  zcode: ['.zcode/cli/db'],
 }
-// `continue`'s index lives under the target home too (#47 item 3): a symlink on its way counts.
-const INDEX = '.local/state/ferry'
+// `continue`'s index lives under the target home (#47 item 3): the index file a link to a file outside.
+const INDEX = '.local/state/ferry/continued.json'
 
 const asRoot = process.getuid?.() === 0
 let nobody = null
@@ -90,6 +90,12 @@ function partials(dir) {
   return out
 }
 
+/** How many sessions `ferry ls` lists in the target (as root: a failed run's leftovers are listed too). */
+async function sessionsIn(home) {
+  const r = await run(['--home', home, 'ls', '--json', '--all'], { timeout: TIMEOUT })
+  return r.stdout.split('\n').filter((l) => l.startsWith('{')).length
+}
+
 export const TARGET_SCENARIOS = {
   async 'continue: into read-only, full, symlinked and occupied targets'(rand, dir, counts, notes) {
     const kinds = ['read-only', 'symlink', 'occupied', ...(canMount(dir) ? ['full'] : [])]
@@ -109,7 +115,8 @@ export const TARGET_SCENARIOS = {
     let prefix = []
     let what = `${kind} → ${to}`
     let mounted = false
-    const args = ['--home', target, 'continue', file, '--with', to, '--cwd', work, '--json']
+    const json = rand() < 0.5
+    const args = ['--home', target, 'continue', file, '--with', to, '--cwd', work, ...(json ? ['--json'] : [])]
     if (kind === 'read-only') {
       if (asRoot) {
         if (!nobodyPrefix()) return void notes.push('skipped: root without setpriv')
@@ -123,13 +130,18 @@ export const TARGET_SCENARIOS = {
     } else if (kind === 'symlink') {
       const at = pick(rand, [...STORES[to], INDEX])
       what += ` (${at} → outside)`
-      // What the agent already keeps there moves with the link (ZCode's database).
-      if (existsSync(join(target, at))) {
-        cpSync(join(target, at), outside, { recursive: true })
-        rmSync(join(target, at), { recursive: true })
-      }
       mkdirSync(dirname(join(target, at)), { recursive: true })
-      symlinkSync(outside, join(target, at))
+      if (at === INDEX) {
+        writeFileSync(join(outside, 'continued.json'), '{}\n')
+        symlinkSync(join(outside, 'continued.json'), join(target, at))
+      } else {
+        // What the agent already keeps there moves with the link (ZCode's database).
+        if (existsSync(join(target, at))) {
+          cpSync(join(target, at), outside, { recursive: true })
+          rmSync(join(target, at), { recursive: true })
+        }
+        symlinkSync(outside, join(target, at))
+      }
     } else if (kind === 'occupied') {
       const w = await run(['--home', target, 'write', '--to', to, '-q'], { input: readFileSync(file), env: { TMPDIR: tmp } })
       if (w.code !== 0) notes.push(`setup: write --to ${to} failed: ${w.stderr.slice(0, 300)}`)
@@ -147,6 +159,7 @@ export const TARGET_SCENARIOS = {
     }
     const srcBefore = sha(file)
     const before = treeState(target)
+    const listedBefore = await sessionsIn(target)
     const outsideBefore = treeState(outside)
     try {
       const r = await run(args, { timeout: TIMEOUT, prefix, env: { TMPDIR: tmp, HOME: fakeHome, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, XDG_STATE_HOME: join(fakeHome, 'state') } })
@@ -154,22 +167,30 @@ export const TARGET_SCENARIOS = {
       oneLiners(counts, notes, what, r)
       const after = treeState(target)
       if (r.code !== 0 && !r.hung) {
-        if (!/^\{"error":\{"code":"[a-z-]+"/m.test(r.stderr)) {
+        if (!(json ? /^\{"error":\{"code":"[a-z-]+"/m : /^ferry: error: /m).test(r.stderr)) {
           counts.crashes++
           notes.push(`${what}: exit ${r.code} without a coded error: ${r.stderr.slice(0, 300)}`)
         }
-        // A failed run leaves the target as it was: no session under a final name, no index entry for it.
-        const added = changedFiles(before, after).filter((n) => !before.has(n) && n !== 'filler')
+        // A failed run leaves the target as it was: no session under a final name, no index entry for it
+        // (SQLite's own -wal and -shm beside a database it opened are not a session; the listing says).
+        const added = changedFiles(before, after).filter((n) => !before.has(n) && n !== 'filler' && !/-(wal|shm)$|^\.cache\/ferry\//.test(n))
+        const listed = await sessionsIn(target)
+        if (listed !== listedBefore) {
+          counts.partial++
+          notes.push(`${what}: failed (exit ${r.code}) but the target now lists ${listed} sessions, not ${listedBefore}`)
+        }
         if (added.length) {
           counts.partial += added.length
           notes.push(`${what}: failed (exit ${r.code}) but left ${added.join(', ')}`)
         }
       } else if (r.code === 0) {
-        const w = JSON.parse(r.stdout.trim().split('\n')[0])
-        const c = await run(['--home', target, 'cat', `${to}:${w.id}`], { timeout: TIMEOUT })
+        // The first line names the copy: a JSON object, or `harness<TAB>id<TAB>path`.
+        const first = r.stdout.trim().split('\n')[0]
+        const id = json ? JSON.parse(first).id : first.split('\t')[1]
+        const c = await run(['--home', target, 'cat', `${to}:${id}`], { timeout: TIMEOUT })
         if (c.code !== 0 || !c.stdout.includes('"kind":"end"')) {
           counts.partial++
-          notes.push(`${what}: exit 0, but ${to}:${w.id} does not read back whole: ${c.stderr.slice(0, 300)}`)
+          notes.push(`${what}: exit 0, but ${to}:${id} does not read back whole: ${c.stderr.slice(0, 300)}`)
         }
       }
       const left = partials(target).concat(readdirSync(tmp).map((n) => join(tmp, n)))
