@@ -369,8 +369,19 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
     msg.parts.push({ pid, prow: nativeFormat ? pick(r, 'p_') : null, part })
   }
   yield* finishMessage()
+  if (partSession) orphanParts(ctx, db, dbPath, id)
   yield endRecord(sid, counts)
   for (const c of childIds(db, scols, id)) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
+}
+
+/**
+ * Parts whose message row is gone (a damaged store: ZCode deletes them together) sit on no message and
+ * are not read; they are said, located, never dropped quietly. One pass over the (session_id,
+ * message_id) index.
+ */
+function orphanParts(ctx: StoreContext, db: Database.Database, dbPath: string, sessionId: string): void {
+  const rows = db.prepare('SELECT p.message_id AS mid, count(*) AS n FROM part p WHERE p.session_id = ? AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = p.message_id) GROUP BY p.message_id').all(sessionId) as Array<{ mid: unknown; n: number }>
+  for (const r of rows) ctx.diagnostics.error('bad-row', `${r.n} part(s) of a message that has no row; not read`, { file: dbPath, row: `message:${String(r.mid)}` }, 'zcode')
 }
 
 /** Warns once when the ledger holds migrations this ferry does not know (a newer ZCode): read as far as understood. */
