@@ -28,6 +28,7 @@ import { knownMigration } from './schema.js'
 import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
 import { layout } from './paths.js'
 import type { ReadOpts } from './flags.js'
+import { nestsDeeper } from '../../io/line-file.js'
 
 /** What ZCode shows the model for a tool call that never finished (its hydrator's text). */
 export const INTERRUPTED = '[Tool execution was interrupted before resume]'
@@ -245,7 +246,8 @@ class ZCodeMessage extends PartsBuilder<Row | null> {
 }
 
 function parse(text: unknown): JsonObject | null {
-  if (typeof text !== 'string') return null
+  // Too deep to write out or walk: as unreadable as a value that does not parse.
+  if (typeof text !== 'string' || nestsDeeper(text)) return null
   try {
     const v = JSON.parse(text) as unknown
     return isObj(v) ? v : null
