@@ -216,6 +216,8 @@ function apply(site, d) {
     return
   }
   const db = new Database(site.file)
+  // Damage, not an edit: no cascade takes a deleted row's children with it.
+  db.pragma('foreign_keys = OFF')
   site.original = db.prepare(`SELECT ${site.col} AS v FROM ${site.table} WHERE ${site.key} = ?`).get(site.k)?.v
   // A TEXT cell stays TEXT when the damaged bytes are still UTF-8 (SQLite keeps what it is given).
   let v = d.value
