@@ -25,6 +25,13 @@ async function template(dir) {
   if (r.status !== 0) throw new Error(`make-fixtures: ${r.stderr}`)
   cpSync(join(HOME, '.zcode'), join(home, '.zcode'), { recursive: true })
   const full = await texts(home)
+  // Sub-agent sessions and their parents (a damaged parent row may take its sub-agents along).
+  const parentOf = new Map()
+  for (const line of full.r.stdout.split('\n')) {
+    if (!line.includes('"kind":"session"')) continue
+    const rec = JSON.parse(line)
+    if (rec.parent?.sid) parentOf.set(rec.sid, rec.parent.sid)
+  }
   // Every string the stores hold: a text the reader makes up (ZCode's "interrupted" result) is not a user's.
   const everything = Object.values(sites(home)).flat().map((s) => ((s.original = currentValue(s)), attribution(s))).join('\u0001')
   for (const s of [...full.map.keys()]) if (!everything.includes(s.slice(0, 24))) full.map.delete(s)
@@ -33,7 +40,7 @@ async function template(dir) {
   rmSync(noIde, { recursive: true, force: true })
   cpSync(home, noIde, { recursive: true })
   rmSync(join(noIde, '.config/Cursor/User/globalStorage/state.vscdb'))
-  const t = { home, full, noIde: await texts(noIde) }
+  const t = { home, full, parentOf, noIde: await texts(noIde) }
   rmSync(noIde, { recursive: true, force: true })
   templates.set(dir, t)
   return t
@@ -324,7 +331,7 @@ export const MUTANT_SCENARIOS = {
     let ofSession = 0
     for (const [s, sid] of t.full.map) {
       if (got.has(s)) continue
-      const mine = session && sid.endsWith(session)
+      const mine = session && (sid.endsWith(session) || String(t.parentOf.get(sid) ?? '').endsWith(session))
       if (attr.includes(s.slice(0, 24))) continue
       if (whole && (mine || site.store === 'zcode')) {
         ofSession++
@@ -338,7 +345,9 @@ export const MUTANT_SCENARIOS = {
     }
     // Cursor lists the editor's chats from composerHeaders: a composer whose header row is gone is not
     // a chat Cursor shows either (its data may be what a deleted chat left), so ferry does not list it.
-    const hidden = site.table === 'composerHeaders' && d.op === 'delete'
+    // The same for a ZCode session row: ZCode lists sessions from that table (its own delete takes the
+    // messages with it); messages left without their session row are not listed (docs/guarantees.md).
+    const hidden = (site.table === 'composerHeaders' || (site.store === 'zcode' && site.table === 'session')) && d.op === 'delete'
     if (ofSession && !c.stderr.trim() && !hidden) {
       counts.lost += ofSession
       notes.push(`${what}: ${ofSession} record text(s) of the damaged session gone without a word on stderr`)

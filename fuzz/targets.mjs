@@ -187,7 +187,9 @@ export const TARGET_SCENARIOS = {
         // The first line names the copy: a JSON object, or `harness<TAB>id<TAB>path`.
         const first = r.stdout.trim().split('\n')[0]
         const id = json ? JSON.parse(first).id : first.split('\t')[1]
-        const c = await run(['--home', target, 'cat', `${to}:${id}`], { timeout: TIMEOUT })
+        const path = json ? JSON.parse(first).path : first.split('\t')[2]
+        // OpenCode and Kilo get a document for their own import (no client here): it reads back as a file.
+        const c = ['opencode', 'kilo'].includes(to) ? await run(['cat', path], { timeout: TIMEOUT }) : await run(['--home', target, 'cat', `${to}:${id}`], { timeout: TIMEOUT })
         if (c.code !== 0 || !c.stdout.includes('"kind":"end"')) {
           counts.partial++
           notes.push(`${what}: exit 0, but ${to}:${id} does not read back whole: ${c.stderr.slice(0, 300)}`)

@@ -122,12 +122,12 @@ export async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * A write error on a descriptor (ENOSPC, EIO) names no file: it gets the final path it was writing,
+ * A write error on a descriptor (ENOSPC, EIO) or from SQLite (SQLITE_FULL) names no file: it gets the final path it was writing,
  * so that the one-line report says where (the temp file is gone by the time it is read).
  */
 export function located(err: unknown, path: string): unknown {
   const e = err as NodeJS.ErrnoException | null
-  if (e && typeof e === 'object' && /^E[A-Z]+$/.test(String(e.code)) && !e.path) e.path = path
+  if (e && typeof e === 'object' && /^(E[A-Z]+|SQLITE_[A-Z_]+)$/.test(String(e.code)) && !e.path) e.path = path
   return err
 }
 

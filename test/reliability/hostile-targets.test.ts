@@ -2,8 +2,8 @@
 // (fuzz/targets.mjs, fuzz/mutants.mjs), as real processes:
 // - the Pi writer followed a symlinked `~/.pi/agent/sessions` out of the agent dir (exit 0, the
 //   session outside), where every other writer refuses with unsafe-path;
-// - a full disk under the Grok, Copilot, Qwen and Kilo writers was `write-failed` naming no file
-//   (ENOSPC on a descriptor has no path);
+// - a full disk under the Grok, Copilot, Qwen, Kilo and Cursor writers was `write-failed` naming no
+//   file (ENOSPC on a descriptor, SQLITE_FULL, have no path);
 // - `continue --new` into a store that already held a session of the copy's id (written by `write`)
 //   failed like the run without it, and the message offered `--force`, which `continue` does not have;
 // - `cat` of a stream or a Cursor transcript with one value nested 100,000 deep ended in
@@ -52,13 +52,13 @@ t.test('a full disk: the write-failed line names the path being written, for eve
   const lines = (await stream(work)).trimEnd().split('\n')
   const sid = JSON.parse(lines[1]!).sid as string
   lines.splice(lines.length - 1, 0, JSON.stringify({ kind: 'message', sid, id: `${sid}:big`, role: 'user', blocks: [{ type: 'text', text: 'b'.repeat(1_000_000) }] }))
-  for (const to of ['grok', 'copilot', 'qwen', 'kilo']) {
+  for (const to of ['grok', 'copilot', 'qwen', 'kilo', 'cursor']) {
     const mnt = mkdtempSync(join(tmpdir(), 'ferry-tmpfs-'))
     spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt])
     try {
       const r = await ferry(['--home', mnt, 'write', '--to', to], { input: lines.join('\n') + '\n' })
       t.equal(r.code, 1, `${to}: exit 1`)
-      t.match(r.stderr, new RegExp(`^ferry: error: ${to}:write-failed: ${mnt}/\\S+: .*no space left on device \\(ENOSPC\\)`, 'm'), `${to}: located: ${r.stderr}`)
+      t.match(r.stderr, new RegExp(`^ferry: error: ${to}:write-failed: ${mnt}/\\S+: .*(no space left on device \\(ENOSPC\\)|database or disk is full)`, 'm'), `${to}: located: ${r.stderr}`)
       t.notMatch(r.stderr, /internal|\n\s+at /, `${to}: no crash`)
     } finally {
       spawnSync('umount', [mnt])
