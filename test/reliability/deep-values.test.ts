@@ -122,3 +122,17 @@ t.test('cursor state.vscdb: a composerData row that is not JSON is said, not rea
   t.equal(error, undefined)
   t.match(ctx.diagnostics.items.map((d) => `${d.code} ${d.position?.row}`), [`bad-row cursorDiskKV ${key}`])
 })
+
+// And when the damage renames a sub-agent in the parent's composerData, the sub-agent it names has no data:
+// that was an empty sub-agent session with nothing said.
+t.test('cursor state.vscdb: a sub-agent named by composerData that has no row of its own is said', async (t) => {
+  const k = kit('cursor')
+  const home = k.home(t, 'stores')
+  const db = new Database(join(home, '.config/Cursor/User/globalStorage/state.vscdb'))
+  db.prepare(`UPDATE cursorDiskKV SET value = replace(value, '"task-11111111', '"tasX-11111111') WHERE key = 'composerData:f6a5b7c8-0000-4000-8000-00000000000f'`).run()
+  db.close()
+  const ctx = k.ctx(home)
+  const { error } = await k.readSettled(ctx, 'f6a5b7c8-0000-4000-8000-00000000000f')
+  t.equal(error, undefined)
+  t.match(ctx.diagnostics.items.map((d) => `${d.code} ${d.position?.row}`), ['bad-row cursorDiskKV composerData:tasX-11111111-0000-4000-8000-000000000011'])
+})
