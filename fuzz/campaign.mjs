@@ -37,6 +37,7 @@ export function targets() {
     { name: 'pi', ref: 'pi:019a8f2c-3b1e-7d40-9a6b-5c1e2f3a4b5c', home: join(ROOT, 'fixtures/pi/home'), rel: '.pi/agent/sessions/--home-dev-demo-app--/2026-11-05T14-02-11-482Z_019a8f2c-3b1e-7d40-9a6b-5c1e2f3a4b5c.jsonl' },
     { name: 'gemini', home: join(ROOT, 'fixtures/gemini/home'), ref: 'gemini:3f0c2a9e-1b7d-4c55-9e21-5a8d7c6b4e10', rel: '.gemini/tmp/demo-app/chats/session-2026-11-20T09-30-3f0c2a9e.jsonl' },
     { name: 'qwen', home: join(ROOT, 'fixtures/qwen/home'), ref: 'qwen:d3b1c0de-5e6f-4a7b-8c9d-0e1f2a3b4c5d', rel: '.qwen/projects/-home-dev-demo-app/chats/d3b1c0de-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl' },
+    { name: 'cursor', ref: 'cursor:c7a4e2f0-5b1d-4e3a-9f60-2d8c1b7e4a93', rel: '.cursor/projects/home-dev-demo-app/agent-transcripts/c7a4e2f0-5b1d-4e3a-9f60-2d8c1b7e4a93/c7a4e2f0-5b1d-4e3a-9f60-2d8c1b7e4a93.jsonl' },
     ...(zstd ? [{ name: 'codex-zstd', ref: 'codex:019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b', rel: '.codex/sessions/2026/11/02/rollout-2026-11-02T09-15-00-019a3c1e-7f00-7a11-8b22-3c4d5e6f7a8b.jsonl', zstd: true }] : []),
   ]
 }
@@ -335,13 +336,15 @@ export async function campaign({ runs, seed, onProgress }) {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-fuzz-'))
   const totals = { inputs: 0, crashes: 0, hangs: 0, lost: 0, changed: 0, partial: 0 }
   const failures = []
+  const perTarget = {}
   const before = sourceHashes()
   try {
-    for (const target of targets()) {
+    for (const target of runs > 0 ? targets() : []) {
       const samples = fc.sample(mutation, { numRuns: runs, seed: seed + target.name.length })
+      const mine = (perTarget[`lines: ${target.name}`] = { inputs: 0, crashes: 0, hangs: 0, lost: 0, changed: 0, partial: 0 })
       for (const m of samples) {
         const { counts, notes } = await runOne(target, m, dir)
-        for (const k of Object.keys(totals)) totals[k] += counts[k]
+        for (const k of Object.keys(totals)) (totals[k] += counts[k]), (mine[k] += counts[k])
         if (notes.length) failures.push({ target: target.name, mutation: m, notes })
         onProgress?.(totals)
       }
@@ -350,5 +353,5 @@ export async function campaign({ runs, seed, onProgress }) {
     rmSync(dir, { recursive: true, force: true })
   }
   for (const [f, h] of sourceHashes()) if (before.get(f) !== h) totals.changed++
-  return { totals, failures }
+  return { totals, failures, perTarget }
 }

@@ -8,71 +8,14 @@
 //   changed  a database ferry was told not to change (a source store, a foreign or newer database)
 //   partial  a `.ferry-tmp-*` file left by a run that ended
 //   escapes  a file written outside the store root, through a symlink
-import { spawn } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import Database from 'better-sqlite3'
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const FERRY = join(ROOT, 'bin/ferry.js')
-const HOME = join(ROOT, 'fixtures/home')
-
-function run(args, { env = {}, timeout = 60_000, input = '', signalAfter } = {}) {
-  return new Promise((res) => {
-    const child = spawn(process.execPath, [FERRY, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    let hung = false
-    child.stdout.on('data', (b) => (stdout += b))
-    child.stderr.on('data', (b) => (stderr += b))
-    child.stdin.on('error', () => {})
-    child.stdin.end(input)
-    const timer = setTimeout(() => {
-      hung = true
-      child.kill('SIGKILL')
-    }, timeout)
-    if (signalAfter) setTimeout(() => child.kill('SIGINT'), signalAfter)
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      res({ code, signal, stdout, stderr, hung })
-    })
-  })
-}
-
-const sha = (f) => (existsSync(f) ? createHash('sha256').update(readFileSync(f)).digest('hex') : '-')
-const dbState = (f) => ['', '-wal', '-shm', '-journal'].map((s) => sha(f + s)).join('|')
-
-function temps(dir) {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => n.split('/').pop().startsWith('.ferry-tmp-'))
-}
-
-/** A deterministic generator (mulberry32) so a seed repeats a campaign. */
-function rng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-function judge(counts, notes, what, r, { signalled = false } = {}) {
-  if (r.hung) {
-    counts.hangs++
-    notes.push(`${what}: no end within its bound`)
-    return
-  }
-  if (/internal|\n\s+at /.test(r.stderr) || (r.signal && !signalled)) {
-    counts.crashes++
-    notes.push(`${what}: ${r.signal ?? ''} ${r.stderr.slice(0, 400)}`)
-  }
-}
+import { dbState, HOME, judge, rng, run, sha, temps } from './proc.mjs'
+import { MUTANT_SCENARIOS } from './mutants.mjs'
+import { TARGET_SCENARIOS } from './targets.mjs'
+import { closeRender, RENDER_SCENARIOS } from './render.mjs'
 
 async function archivedHome(dir) {
   const home = join(dir, 'home')
@@ -199,16 +142,26 @@ export const SCENARIOS = {
     const unit = ['password=', 'token: ', 'AKIA', 'sk-', '-----BEGIN '][Math.floor(rand() * 5)]
     judge(counts, notes, 'redact', await run(['redact', '--text'], { input: unit.repeat(100_000 + Math.floor(rand() * 200_000)), timeout: 30_000 }))
   },
+  ...MUTANT_SCENARIOS,
+  ...TARGET_SCENARIOS,
+  ...RENDER_SCENARIOS,
 }
 
-export async function surfaces({ runs, seed, onProgress }) {
+/**
+ * Runs every scenario (or those whose name contains one of `only`) `runs` times with `seed`; returns
+ * the totals, the totals per scenario and the failures seen.
+ */
+export async function surfaces({ runs, seed, onProgress, only = [] }) {
   const totals = { inputs: 0, crashes: 0, hangs: 0, lost: 0, changed: 0, partial: 0, escapes: 0 }
   const failures = []
+  const perScenario = {}
   const dir = mkdtempSync(join(tmpdir(), 'ferry-fuzz-surfaces-'))
   const before = sha(join(HOME, '.local/share/opencode/opencode.db')) + sha(join(HOME, '.zcode/cli/db/db.sqlite'))
   try {
     for (const [name, fn] of Object.entries(SCENARIOS)) {
+      if (only.length && !only.some((o) => name.includes(o))) continue
       const rand = rng(seed + name.length)
+      perScenario[name] = { inputs: 0, crashes: 0, hangs: 0, lost: 0, changed: 0, partial: 0, escapes: 0 }
       for (let i = 0; i < runs; i++) {
         const counts = { inputs: 1, crashes: 0, hangs: 0, lost: 0, changed: 0, partial: 0, escapes: 0 }
         const notes = []
@@ -218,14 +171,15 @@ export async function surfaces({ runs, seed, onProgress }) {
           counts.crashes++
           notes.push(`the scenario itself failed: ${err?.stack ?? err}`)
         }
-        for (const k of Object.keys(totals)) totals[k] += counts[k]
+        for (const k of Object.keys(totals)) (totals[k] += counts[k]), (perScenario[name][k] += counts[k])
         if (notes.length) failures.push({ target: name, mutation: { run: i }, notes })
         onProgress?.(totals)
       }
     }
   } finally {
+    await closeRender()
     rmSync(dir, { recursive: true, force: true })
   }
   if (sha(join(HOME, '.local/share/opencode/opencode.db')) + sha(join(HOME, '.zcode/cli/db/db.sqlite')) !== before) totals.changed++
-  return { totals, failures }
+  return { totals, failures, perScenario }
 }

@@ -47,6 +47,10 @@ export const FULL_ONLY = [
   'test/reliability/continue.test.ts',
   // #47 item 4: Claude Code and ZCode writers into symlinked stores. 6 CPU-s (2 min wall at load 44).
   'test/reliability/roots.test.ts',
+  // #47 fuzz surfaces: Pi symlink, located ENOSPC on 4 tmpfs writers, continue --new, cat past a deep line. 14 CPU-s (33 s wall at load 14).
+  'test/reliability/hostile-targets.test.ts',
+  // #47 fuzz surfaces: one run of each new scenario (Cursor/ZCode mutants, junk -wal, continue targets, Chromium). 14 CPU-s (30 s wall at load 14).
+  'test/reliability/surfaces-smoke.test.ts',
   // Moved out of the fast set when five agents joined (npm test had reached 9 minutes on two quiet cores in
   // CI of 2026-12-07); wall times from that run, four files at a time:
   // every harness's sample into the archive, ls/cat/convert --archive, search, export with DuckDB. (120 s).

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
 import { xdgDir, type StoreContext } from '../context.js'
-import { UsageError } from '../errors.js'
+import { FerryError, NotWrittenError, UsageError } from '../errors.js'
 import type { FerryRecord } from '../model.js'
 import { mapRecords, pipeline } from '../io/pipeline.js'
 import { resolveRef } from '../harness/refs.js'
@@ -146,8 +146,8 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
     return { written: same.written, command: resumeCommand(target, same.written.id, cwd), reused: true, notes }
   }
   // A fresh copy gets its own id: the sink derives ids from the source sid.
-  // From stdin, --new is the way past a copy the same stream already made (there is no index to know it by).
-  const suffix = prior.length > 0 || (fromStdin && opts.fresh) ? `#${createHash('sha256').update(`${fp}:${Date.now()}:${prior.length}`).digest('hex').slice(0, 8)}` : ''
+  // --new is also the way past a copy the index does not know (from stdin, or a session of that id `write` put there).
+  const suffix = prior.length > 0 || opts.fresh ? `#${createHash('sha256').update(`${fp}:${Date.now()}:${prior.length}`).digest('hex').slice(0, 8)}` : ''
   const source = harness.read!(ctx, session, { native: false })
   const remap = mapRecords((rec: FerryRecord) => {
     const r = suffix && 'sid' in rec ? ({ ...rec, sid: rec.sid + suffix } as FerryRecord) : rec
@@ -157,7 +157,16 @@ export async function continueSession(ctx: StoreContext, ref: string, to: string
   const sink = target.sink(ctx, {})
   const written: WrittenSession[] = []
   sink.on('written', (ws: WrittenSession) => written.push(ws))
-  await pipeline(source, remap, sink)
+  try {
+    await pipeline(source, remap, sink)
+  } catch (err) {
+    // The target holds a session with this copy's id that no `continue` wrote: say the flag continue has for it.
+    if (err instanceof NotWrittenError && !opts.fresh && err.failures.every((f) => f.error.code === 'exists')) {
+      const at = err.failures[0]!.error.position
+      throw new FerryError(`${ref}: the ${target.name} store already holds a session with this copy's id: pass --new for a fresh copy`, { code: 'exists', source: target.id, ...(at ? { position: at } : {}) })
+    }
+    throw err
+  }
   const main = written[0]
   if (!main) throw new UsageError(`${ref}: nothing was written`)
   if (prior.length > 0 && !same) notes.push(`the source grew since the last copy; wrote a new session ${main.id} (newer than ${prior.map((e) => e.written.id).join(', ')})`)

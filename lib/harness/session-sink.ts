@@ -23,6 +23,7 @@ import { Writable } from 'node:stream'
 import type { StoreContext } from '../context.js'
 import type { Code } from '../codes.js'
 import { asFerryError, FerryError, NotWrittenError, type SessionFailure } from '../errors.js'
+import { located } from '../io/atomic.js'
 import { FERRY_FORMAT, isObj, parseSessionKey, type BoundaryRec, type EndRec, type FerryRecord, type MessageRec, type SessionRec } from '../model.js'
 import type { WrittenSession } from './types.js'
 import { recordProblem, withHeaderDefaults } from '../interchange/validate.js'
@@ -45,6 +46,8 @@ export interface SessionWriter {
   finish(end?: EndRec): Promise<Written | Deferred>
   /** Something failed: remove every temp file of this session. */
   abort(err?: unknown): Promise<void>
+  /** The final path being written (a file or a session folder): where a write error that names no file is reported. */
+  readonly destination?: string
 }
 
 const WRITTEN_KINDS = new Set<string>(['message', 'boundary', 'native'])
@@ -114,7 +117,7 @@ export class SessionSink extends Writable {
     this.current = null
     this.currentSid = null
     await w?.abort(err)
-    this.reportFailure(err, sid)
+    this.reportFailure(w?.destination ? located(err, w.destination) : err, sid)
     this.skipSid = sid
   }
 

@@ -15,6 +15,7 @@ import { Transform, type TransformCallback } from 'node:stream'
 import parser from 'stream-json/parser.js'
 import { LineSplitter, DEFAULT_MAX_LINE_BYTES } from '../io/lines.js'
 import { destroyWhenDrained } from '../io/drain.js'
+import { MAX_NESTING, nestsDeeper } from '../io/line-file.js'
 import { recordProblem, withHeaderDefaults } from './validate.js'
 import type { Diagnostics } from '../diagnostics.js'
 import { FerryError } from '../errors.js'
@@ -53,6 +54,10 @@ export function parseStream(opts: ParseOptions): Transform {
     } catch (err) {
       if (flushing) diags.error('torn-line', `last line has no newline and does not parse (cut short?): ${(err as Error).message}`, { file, line: no + 1 }, SOURCE)
       else diags.error('bad-line', `not valid JSON: ${(err as Error).message}`, { file, line: no + 1 }, SOURCE)
+      return
+    }
+    if (rec !== null && typeof rec === 'object' && nestsDeeper(buf)) {
+      diags.error('bad-line', `nested deeper than ${MAX_NESTING} levels; skipped`, { file, line: no + 1 }, SOURCE)
       return
     }
     if (typeof rec !== 'object' || rec === null || Array.isArray(rec) || typeof (rec as { kind?: unknown }).kind !== 'string') {

@@ -121,6 +121,16 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * A write error on a descriptor (ENOSPC, EIO) or from SQLite (SQLITE_FULL) names no file: it gets the final path it was writing,
+ * so that the one-line report says where (the temp file is gone by the time it is read).
+ */
+export function located(err: unknown, path: string): unknown {
+  const e = err as NodeJS.ErrnoException | null
+  if (e && typeof e === 'object' && /^(E[A-Z]+|SQLITE_[A-Z_]+)$/.test(String(e.code)) && !e.path) e.path = path
+  return err
+}
+
 /** Moves `tmp` to `final`; refuses to replace an existing `final` unless `force`. */
 async function commitPath(tmp: string, final: string, force: boolean): Promise<void> {
   if (force) {
@@ -159,7 +169,7 @@ export class AtomicFile {
     this.stream = stream
     // Keep the first write error (ENOSPC, EIO) for write()/commit() to throw; never an unhandled event.
     stream.on('error', (err) => {
-      this.error ??= err
+      this.error ??= located(err, path) as Error
     })
   }
 
@@ -227,6 +237,8 @@ export class AtomicFile {
         await fh.close()
       }
       await commitPath(this.tmp, this.path, opts.force ?? false)
+    } catch (err) {
+      throw located(err, this.path)
     } finally {
       await dropTemp(this.tmp)
     }
@@ -334,7 +346,7 @@ export class StagedFile {
       await writeAll(tmp, data, opts.mode)
     } catch (err) {
       await dropTemp(tmp)
-      throw err
+      throw located(err, path)
     }
     return new StagedFile(path, tmp)
   }

@@ -288,10 +288,45 @@ function splitTail(data: Buffer, cut: boolean): Buffer[] {
   return out
 }
 
-/** JSON.parse of a line, or the Error saying why not. */
+/**
+ * The deepest nesting a record may have. JSON.parse takes any depth, but JSON.stringify and every
+ * recursive walk of a record overflow the stack on a 100,000-deep value: such a line is a bad line.
+ */
+export const MAX_NESTING = 1000
+
+/**
+ * Whether the JSON in `buf` nests deeper than `limit`: brackets counted outside strings (string
+ * bodies skipped with indexOf). Only a line of 2 × limit bytes or more can, so short lines cost nothing.
+ */
+export function nestsDeeper(buf: Buffer | string, limit = MAX_NESTING): boolean {
+  if (buf.length < 2 * limit) return false
+  const b = typeof buf === 'string' ? Buffer.from(buf, 'utf8') : buf
+  let depth = 0
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]!
+    if (c === 0x22) {
+      // To the closing quote: one not preceded by an odd run of backslashes.
+      for (;;) {
+        const q = b.indexOf(0x22, i + 1)
+        if (q < 0) return false
+        let k = q - 1
+        while (b[k] === 0x5c) k--
+        i = q
+        if ((q - 1 - k) % 2 === 0) break
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
+/** JSON.parse of a line, or the Error saying why not (also for a line nested deeper than MAX_NESTING). */
 export function parseJsonLine(buf: Buffer): unknown {
   try {
-    return JSON.parse(buf.toString('utf8'))
+    const v = JSON.parse(buf.toString('utf8')) as unknown
+    if (v !== null && typeof v === 'object' && nestsDeeper(buf)) return new Error(`nested deeper than ${MAX_NESTING} levels`)
+    return v
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err))
   }

@@ -2,7 +2,7 @@
  * Text from a session made safe to print or embed: nothing in a transcript
  * may break the document or the terminal showing it. Lone surrogates become
  * U+FFFD, NUL and other control characters go (newline and tab stay), ANSI
- * escape sequences are stripped, and text over the cap is cut with a
+ * escape sequences are stripped, bidi controls are shown as their codes, and text over the cap is cut with a
  * visible marker. The cut happens first so a 100 MB output costs a slice.
  */
 
@@ -10,6 +10,12 @@
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[PX^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g
 /** C0 and C1 controls except tab and newline; DEL. */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+/**
+ * Bidi embeddings, overrides and isolates: they reorder what follows on the line, so a transcript
+ * could show text other than what it holds. A view shows each as a visible code instead.
+ */
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
@@ -40,7 +46,7 @@ export function clean(s: string, max = Infinity): Cleaned {
     cut = text.length - end
     text = text.slice(0, end)
   }
-  text = wellFormed(text).replace(ANSI, '').replace(/\r\n?/g, '\n').replace(CONTROL, '')
+  text = wellFormed(text).replace(ANSI, '').replace(/\r\n?/g, '\n').replace(CONTROL, '').replace(BIDI, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase()}]`)
   return { text, cut }
 }
 

@@ -77,6 +77,10 @@ class MainWriter implements SessionWriter {
   /** The checkpoint files written for compactions (number and file name), for checkpoints/index.md. */
   private readonly checkpoints: Array<{ n: number; file: string }> = []
 
+  get destination(): string {
+    return this.dir.path
+  }
+
   private constructor(
     private readonly dir: AtomicDir,
     private readonly log: LineOut,

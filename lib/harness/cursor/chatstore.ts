@@ -15,6 +15,7 @@ import { mapContent } from './blocks.js'
 import { rootBlobIds } from './protobuf.js'
 import { isoOf } from './text.js'
 import type { Item } from './transcript.js'
+import { nestsDeeper } from '../../io/line-file.js'
 
 export const CHAT_FORMAT = 'cursor/store.db'
 
@@ -70,7 +71,7 @@ export function readAgentMeta(dbPath: string): AgentMeta | null {
 function asJsonMessage(data: Buffer): JsonObject | null {
   let i = 0
   while (i < data.length && (data[i] === 0x20 || data[i] === 0x0a || data[i] === 0x0d || data[i] === 0x09)) i++
-  if (data[i] !== 0x7b) return null
+  if (data[i] !== 0x7b || nestsDeeper(data)) return null
   try {
     const v = JSON.parse(data.toString('utf8'))
     return isObj(v) && typeof v.role === 'string' ? v : null

@@ -112,6 +112,11 @@ class CursorWriter implements SessionWriter {
   }
 
   /** A result ferry's reader made because Cursor's transcript keeps none: not written back into a transcript. */
+  /** The folder (or transcript) being written: where a write error that names no file is reported. */
+  get destination(): string | undefined {
+    return this.dirs.at(-1)?.path ?? this.file?.path
+  }
+
   private madeByReader(r: FerryRecord): boolean {
     return sourceHarness(this.header) === 'cursor' && r.kind === 'message' && r.x?.[NO_OUTPUT_X] === true
   }

@@ -70,7 +70,17 @@ async function* session(ctx: StoreContext, info: CursorInfo, opts: ReadOptions):
     model = r.model ?? model
     lateModel = () => r.model ?? model
     cwd ??= r.cwd
-    for (const c of r.subagents) children.push({ id: c, link: { sid, kind: 'subagent', agent_id: c }, items: () => readComposer(ctx, e.ide!.db, c, native).items })
+    for (const c of r.subagents)
+      children.push({
+        id: c,
+        link: { sid, kind: 'subagent', agent_id: c },
+        items: () => {
+          const sub = readComposer(ctx, e.ide!.db, c, native)
+          // A sub-agent id with no data (a damaged parent row names one that is not there): said, not an empty session.
+          if (!sub.found) ctx.diagnostics.error('bad-row', `sub-agent ${c}, named by composerData:${info.id}, has no composerData row`, { file: e.ide!.db, row: `cursorDiskKV composerData:${c}` }, 'cursor')
+          return sub.items
+        },
+      })
   } else if (e.chat) {
     const r = readChatStore(ctx, e.chat, native)
     items = r.items

@@ -3,6 +3,7 @@
  * `<user_query>…</user_query>`, and injected context (`<user_info>`,
  * `<cursor_commands>`, attached files, …).
  */
+import { nestsDeeper } from '../../io/line-file.js'
 
 const TS = /^\s*<timestamp>([^<]*)<\/timestamp>\s*/
 const QUERY = /<user_query>\n?([\s\S]*?)\n?<\/user_query>/
@@ -98,6 +99,8 @@ export function sanitizeId(id: string): string {
 
 export function parseJson(s: unknown): unknown {
   if (typeof s !== 'string') return s
+  // Too deep to write out or walk: as unreadable as a value that does not parse.
+  if (nestsDeeper(s)) return undefined
   try {
     return JSON.parse(s)
   } catch {

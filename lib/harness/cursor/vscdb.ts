@@ -154,6 +154,8 @@ export interface ComposerRead {
   name?: string
   cwd?: string
   subagents: string[]
+  /** Whether its composerData row exists (a sub-agent's id may name none). */
+  found: boolean
 }
 
 function bubbleItems(b: JsonObject, bid: string, native: boolean, raw: string, cid: string): Item[] {
@@ -207,10 +209,14 @@ function bubbleItems(b: JsonObject, bid: string, native: boolean, raw: string, c
 export function readComposer(ctx: StoreContext, dbPath: string, cid: string, native: boolean): ComposerRead {
   const h = openReadOnly(dbPath, { source: 'cursor' })
   let cd: JsonObject
+  let found = false
   try {
     const row = withBusyRetry(dbPath, 'cursor', () => h.db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(`composerData:${cid}`)) as { value: unknown } | undefined
     const data = row ? parseJson(text(row.value)) : undefined
     cd = isObj(data) ? data : {}
+    found = row !== undefined
+    // Said, not guessed past quietly: without it the bubbles are read by key, and its sub-agents are not known.
+    if (row && !isObj(data)) ctx.diagnostics.error('bad-row', 'composerData is not a JSON object: its bubbles are read by key, its sub-agents cannot be found', { file: dbPath, row: `cursorDiskKV composerData:${cid}` }, 'cursor')
   } catch (err) {
     throw dbError(err, dbPath, 'cursor')
   } finally {
@@ -225,6 +231,7 @@ export function readComposer(ctx: StoreContext, dbPath: string, cid: string, nat
     ...(typeof cd.name === 'string' && cd.name ? { name: cd.name } : {}),
     ...(cwd ? { cwd } : {}),
     subagents: Array.isArray(cd.subagentComposerIds) ? cd.subagentComposerIds.filter((x: unknown): x is string => typeof x === 'string') : [],
+    found,
   }
   out.items = bubbles(ctx, dbPath, cid, cd, native, (m) => (out.model = m))
   return out
@@ -240,7 +247,15 @@ function* bubbles(ctx: StoreContext, dbPath: string, cid: string, cd: JsonObject
         ctx.diagnostics.warn('bad-row', 'bubble is not a JSON object; skipped', { file: dbPath, row: `cursorDiskKV bubbleId:${cid}:${bid}` }, 'cursor')
         return
       }
-      for (const it of bubbleItems(b, bid, native, raw, cid)) {
+      // A value no bubble has (100,000-deep arrays where a number goes) costs that bubble, not the database.
+      let got: Item[]
+      try {
+        got = bubbleItems(b, bid, native, raw, cid)
+      } catch (err) {
+        ctx.diagnostics.error('bad-row', `bubble cannot be read (${(err as Error).message}); skipped`, { file: dbPath, row: `cursorDiskKV bubbleId:${cid}:${bid}` }, 'cursor')
+        return
+      }
+      for (const it of got) {
         if (it.model) onModel(it.model)
         yield it
       }

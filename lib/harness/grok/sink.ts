@@ -166,6 +166,10 @@ class GrokSessionWriter implements SessionWriter {
     this.model = header.model
   }
 
+  get destination(): string {
+    return this.adir.path
+  }
+
   private get same(): boolean {
     return this.source === 'grok'
   }

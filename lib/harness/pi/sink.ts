@@ -112,7 +112,10 @@ class PiWriter implements SessionWriter {
     const name = original && original.endsWith(`_${id}.jsonl`) && !original.startsWith('.') ? original : sessionFileName(new Date(created).toISOString(), id)
     const path = sessions.flat ? join(sessions.dir, name) : join(sessions.dir, projectDirName(cwd), name)
     if (dirname(sessions.flat ? path : dirname(path)) !== sessions.dir) throw new UnsafePathError(`a session path would leave the store: ${path}`, path)
-    const file = await AtomicFile.create(path, { force: opts.force === true, root: sessions.dir })
+    // The agent dir (or --out), not its sessions folder, is the root: a symlinked `sessions` must not carry the session out
+    // of it. $PI_CODING_AGENT_SESSION_DIR is a root of its own.
+    const root = sessions.flat ? sessions.dir : dirname(sessions.dir)
+    const file = await AtomicFile.create(path, { force: opts.force === true, root })
     const w = new PiWriter(ctx, opts, header, file, id, cwd)
     const h: JsonObject = { type: 'session', version: 3, id, timestamp: new Date(created).toISOString(), cwd }
     const ps = header.x?.['pi.parent_session']

@@ -28,6 +28,7 @@ import { knownMigration } from './schema.js'
 import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
 import { layout } from './paths.js'
 import type { ReadOpts } from './flags.js'
+import { nestsDeeper } from '../../io/line-file.js'
 
 /** What ZCode shows the model for a tool call that never finished (its hydrator's text). */
 export const INTERRUPTED = '[Tool execution was interrupted before resume]'
@@ -245,7 +246,8 @@ class ZCodeMessage extends PartsBuilder<Row | null> {
 }
 
 function parse(text: unknown): JsonObject | null {
-  if (typeof text !== 'string') return null
+  // Too deep to write out or walk: as unreadable as a value that does not parse.
+  if (typeof text !== 'string' || nestsDeeper(text)) return null
   try {
     const v = JSON.parse(text) as unknown
     return isObj(v) ? v : null
@@ -422,10 +424,21 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
     }
   }
   yield* finishMessage()
+  if (partSession) orphanParts(ctx, db, dbPath, id)
   yield endRecord(sid, counts)
   // The family's childIds, with its statement kept (it was prepared once per session).
   const children = scols.has('parent_id') ? (prepared(db, `SELECT id FROM session WHERE parent_id = ? ORDER BY ${scols.has('time_created') ? 'time_created, ' : ''}id`).all(id) as Array<{ id: string }>).map((r) => r.id) : []
   for (const c of children) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
+}
+
+/**
+ * Parts whose message row is gone (a damaged store: ZCode deletes them together) sit on no message and
+ * are not read; they are said, located, never dropped quietly. One pass over the (session_id,
+ * message_id) index.
+ */
+function orphanParts(ctx: StoreContext, db: Database.Database, dbPath: string, sessionId: string): void {
+  const rows = db.prepare('SELECT p.message_id AS mid, count(*) AS n FROM part p WHERE p.session_id = ? AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = p.message_id) GROUP BY p.message_id').all(sessionId) as Array<{ mid: unknown; n: number }>
+  for (const r of rows) ctx.diagnostics.error('bad-row', `${r.n} part(s) of a message that has no row; not read`, { file: dbPath, row: `message:${String(r.mid)}` }, 'zcode')
 }
 
 /** Warns once when the ledger holds migrations this ferry does not know (a newer ZCode): read as far as understood. */
