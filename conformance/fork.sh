@@ -22,39 +22,11 @@ TARGETS=(${TARGETS:-${CLIENTS[@]}})
 export MOCK_STEPS="${MOCK_STEPS:-fail,bash}"
 FORK_PROMPT="FERRY-FORK: one more turn in the fork."
 FERRY=(node "$ROOT/bin/ferry.js")
+. "$HERE/lib/convert.sh"
 CANDIDATES=("@user:FERRY-PROBE" "@result:ferry-fail" "@error:ferry-fail" "@result:ferry-probe" "@user:FERRY-FORK" "@assistant:FERRY-DONE")
 
-harness_of() { case "$1" in codex*) echo codex ;; *) echo "$1" ;; esac; }
 
-land() {
-  local tc="$1" home="$2" cj="$3" d="$4" p
-  case "$tc" in
-    opencode|kilo)
-      for p in $(jq -r .path "$cj"); do
-        case "$p" in *.json) "$HERE/run-client.sh" "$tc" "$home" -- import "$p" >> "$d/import.out" 2>> "$d/import.err" ;; esac
-      done ;;
-  esac
-}
 
-# fork CLIENT HOME WS SID -> prints the fork's session id
-fork() {
-  local c="$1" home="$2" ws="$3" sid="$4" out="$OUT/fork-$1.out" err="$OUT/fork-$1.err"
-  case "$c" in
-    claude-code)
-      "$HERE/run-client.sh" "$c" "$home" --cwd "$ws" -- --resume "$sid" --fork-session -p "$FORK_PROMPT" \
-        --dangerously-skip-permissions --output-format json > "$out" 2> "$err"
-      jq -r '.session_id // empty' "$out" 2>/dev/null ;;
-    codex|codex-classic)
-      "$HERE/run-client.sh" "$c" "$home" --cwd "$ws" -- exec fork --skip-git-repo-check "$sid" "$FORK_PROMPT" > "$out" 2> "$err"
-      local f
-      f="$(grep -l '"forked_from_id"' $(find "$home/.codex/sessions" -name 'rollout-*.jsonl') 2>/dev/null | head -1)"
-      [ -n "$f" ] && head -1 "$f" | jq -r '.payload.id // empty' ;;
-    opencode)
-      # shellcheck disable=SC2086
-      "$HERE/run-client.sh" "$c" "$home" --cwd "$ws" -- run --session "$sid" --fork --format json $FORK_PROMPT > "$out" 2> "$err"
-      sqlite3 "$home/.local/share/opencode/opencode.db" "select id from session where id != '$sid' and parent_id is null order by time_created desc limit 1" ;;
-  esac
-}
 
 "$HERE/setup.sh" > "$OUT/setup.log" 2>&1 || { echo "setup failed: $OUT/setup.log" >&2; exit 1; }
 (cd "$ROOT" && node node_modules/typescript/bin/tsc -p . && node scripts/bundle.mjs) || { echo "build failed" >&2; exit 1; }
@@ -65,7 +37,7 @@ for s in "${CLIENTS[@]}"; do
   sj="$OUT/gen/$s/session.json"
   sid="$(jq -r '.session_id // empty' "$sj" 2>/dev/null)"
   [ -n "$sid" ] || { rows+=("$s | (no session generated)"); continue; }
-  fid="$(fork "$s" "$OUT/gen/$s/home" "$OUT/gen/$s/ws" "$sid")"
+  fid="$(fork "$s" "$OUT/gen/$s/home" "$OUT/gen/$s/ws" "$sid" "$OUT/fork-$s")"
   [ -n "$fid" ] || { rows+=("$s ($sid) | (fork failed: $OUT/fork-$s.err)"); continue; }
   "$HERE/check-resume.sh" "$s" "$OUT/gen/$s/home" "$fid" "${CANDIDATES[@]}" > "$OUT/self-$s.txt" 2>"$OUT/self-$s.err"
   exp=()
@@ -73,14 +45,8 @@ for s in "${CLIENTS[@]}"; do
   row="$s (session $sid, fork $fid) self: $(tail -1 "$OUT/self-$s.txt")"
   for tc in "${TARGETS[@]}"; do
     [ "$(harness_of "$s")" = "$(harness_of "$tc")" ] && continue
-    d="$OUT/conv/$s-to-$tc"; rm -rf "$d"; mkdir -p "$d"
-    cp -a "$OUT/gen/$s/home" "$d/home"
-    th="$(harness_of "$tc")"
-    if ! "${FERRY[@]}" --home "$d/home" convert "$(harness_of "$s"):$fid" --to "$th" --json > "$d/convert.json" 2> "$d/convert.err"; then
-      row="$row | -> $tc: convert FAILED ($(head -1 "$d/convert.err"))"; continue
-    fi
-    tid="$(head -1 "$d/convert.json" | jq -r .id)"
-    land "$tc" "$d/home" "$d/convert.json" "$d"
+    d="$OUT/conv/$s-to-$tc"; th="$(harness_of "$tc")"
+    tid="$(convert_into "$s" "$fid" "$tc" "$OUT/gen/$s/home" "$d")" || { row="$row | -> $tc: convert FAILED ($(head -1 "$d/convert.err"))"; continue; }
     # Only the Anthropic wire carries an error flag (check-resume.sh): @error is asked of claude-code targets alone.
     want=()
     for m in "${exp[@]}"; do [ "${m#@error:}" != "$m" ] && [ "$th" != claude-code ] && continue; want+=("$m"); done

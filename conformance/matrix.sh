@@ -21,9 +21,9 @@ CLIENTS=(${CLIENTS:-claude-code codex-classic opencode})
 TARGETS=(${TARGETS:-${CLIENTS[@]}})
 export MOCK_STEPS="${MOCK_STEPS:-bash,par,image,bigout,agent,wait}"
 FERRY=(node "$ROOT/bin/ferry.js")
+. "$HERE/lib/convert.sh"
 CANDIDATES=("@user:FERRY-PROBE" "@user:FERRY-AFTER-ONE" "@user:FERRY-AFTER-TWO" "@result:ferry-probe" "@result:ferry-par-one" "@result:ferry-par-two" "@image:" "FERRY-SUBAGENT-DONE" "FERRY-SUMMARY" "@assistant:FERRY-DONE" "@assistant:FERRY-RESUMED")
 
-harness_of() { case "$1" in codex*) echo codex ;; *) echo "$1" ;; esac; }
 
 # The wave-3 clients named in CLIENTS or TARGETS (pi gemini qwen copilot kilo) are installed by setup.sh --wave3.
 W3=()
@@ -35,17 +35,6 @@ if [ "${#W3[@]}" -gt 0 ]; then
   "$HERE/setup.sh" --wave3 "${W3[@]}" >> "$OUT/setup.log" 2>&1 || { echo "setup --wave3 failed: $OUT/setup.log" >&2; exit 1; }
 fi
 
-# land TARGET_CLIENT HOME CONVERT_JSON LOGDIR: what the target's own client does before it can resume what ferry
-# wrote. OpenCode (and Kilo when ferry wrote an export document rather than rows) imports the documents.
-land() {
-  local tc="$1" home="$2" cj="$3" d="$4" p
-  case "$tc" in
-    opencode|kilo)
-      for p in $(jq -r .path "$cj"); do
-        case "$p" in *.json) "$HERE/run-client.sh" "$tc" "$home" -- import "$p" >> "$d/import.out" 2>> "$d/import.err" ;; esac
-      done ;;
-  esac
-}
 (cd "$ROOT" && node node_modules/typescript/bin/tsc -p . && node scripts/bundle.mjs) || { echo "build failed" >&2; exit 1; }
 COMPACT="${COMPACT-1}" "$HERE/gen.sh" "$OUT/gen" "${CLIENTS[@]}" | tee "$OUT/gen.log"
 
@@ -62,14 +51,8 @@ for s in "${CLIENTS[@]}"; do
   row="$s ($sid) self: $(tail -1 "$OUT/self-$s.txt")"
   for tc in "${TARGETS[@]}"; do
     [ "$(harness_of "$s")" = "$(harness_of "$tc")" ] && continue
-    d="$OUT/conv/$s-to-$tc"; rm -rf "$d"; mkdir -p "$d"
-    cp -a "$OUT/gen/$s/home" "$d/home"
-    th="$(harness_of "$tc")"
-    if ! "${FERRY[@]}" --home "$d/home" convert "$(harness_of "$s"):$sid" --to "$th" --json > "$d/convert.json" 2> "$d/convert.err"; then
-      row="$row | -> $tc: convert FAILED ($(head -1 "$d/convert.err"))"; continue
-    fi
-    tid="$(head -1 "$d/convert.json" | jq -r .id)"
-    land "$tc" "$d/home" "$d/convert.json" "$d"
+    d="$OUT/conv/$s-to-$tc"; th="$(harness_of "$tc")"
+    tid="$(convert_into "$s" "$sid" "$tc" "$OUT/gen/$s/home" "$d")" || { row="$row | -> $tc: convert FAILED ($(head -1 "$d/convert.err"))"; continue; }
     "$HERE/check-resume.sh" "$tc" "$d/home" "$tid" "${exp[@]}" > "$d/check.txt" 2> "$d/check.err"
     row="$row | -> $tc: $(tail -1 "$d/check.txt")"
     miss="$(grep '^MISSING' "$d/check.txt" | sed 's/^MISSING //' | tr '\n' ' ')"

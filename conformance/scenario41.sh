@@ -31,6 +31,7 @@ CLIENTS=(${CLIENTS:-claude-code codex-classic opencode})
 TARGETS=(${TARGETS:-claude-code codex-classic opencode})
 SOURCES=(${SOURCES:-session fork})
 FERRY=(node "$ROOT/bin/ferry.js")
+. "$HERE/lib/convert.sh"
 NODE="$(command -v node)"
 SERVER="$HERE/mcp-fail-server.mjs"
 # OpenCode joins argv words itself: prompts are passed as separate words, so no quotes or shell metacharacters.
@@ -55,17 +56,7 @@ CANDIDATES=(
   "@result:ferry probe file" "@assistant:FERRY-DONE"
 )
 
-harness_of() { case "$1" in codex*) echo codex ;; *) echo "$1" ;; esac; }
 
-land() {
-  local tc="$1" home="$2" cj="$3" d="$4" p
-  case "$tc" in
-    opencode|kilo)
-      for p in $(jq -r .path "$cj"); do
-        case "$p" in *.json) "$HERE/run-client.sh" "$tc" "$home" -- import "$p" >> "$d/import.out" 2>> "$d/import.err" ;; esac
-      done ;;
-  esac
-}
 
 # configure CLIENT HOME WS: the mock provider, the MCP server (its call count in HOME/../mcp.state), the todo tool
 configure() {
@@ -140,26 +131,6 @@ turn() {
   unset MOCK_STEPS MOCK_TURN_STEPS
 }
 
-# fork CLIENT HOME WS SID -> prints the fork's session id (mock in resume mode: the fork's turn is text)
-fork() {
-  local c="$1" home="$2" ws="$3" sid="$4" d; d="$(dirname "$home")"
-  local out="$d/fork.out" err="$d/fork.err"
-  case "$c" in
-    claude-code)
-      "$HERE/run-client.sh" "$c" "$home" --cwd "$ws" -- --resume "$sid" --fork-session -p "$FORK_PROMPT" \
-        --dangerously-skip-permissions --output-format json > "$out" 2> "$err"
-      jq -r '.session_id // empty' "$out" 2>/dev/null ;;
-    codex|codex-classic)
-      "$HERE/run-client.sh" "$c" "$home" --cwd "$ws" -- exec fork --skip-git-repo-check "$sid" "$FORK_PROMPT" > "$out" 2> "$err"
-      local f
-      f="$(grep -l '"forked_from_id"' $(find "$home/.codex/sessions" -name 'rollout-*.jsonl') 2>/dev/null | head -1)"
-      [ -n "$f" ] && head -1 "$f" | jq -r '.payload.id // empty' ;;
-    opencode)
-      # shellcheck disable=SC2086
-      "$HERE/run-client.sh" "$c" "$home" --cwd "$ws" -- run --session "$sid" --fork --format json $FORK_PROMPT > "$out" 2> "$err"
-      sqlite3 "$home/.local/share/opencode/opencode.db" "select id from session where id != '$sid' and parent_id is null order by time_created desc limit 1" ;;
-  esac
-}
 
 # hist_counts CHECK_TXT -> "calls/results/user texts" of the resumed history
 hist_counts() { sed -n 's/^history: [0-9]* items, \([0-9]*\) tool calls, \([0-9]*\) tool results, \([0-9]*\) user text items/\1 calls, \2 results, \3 user texts/p' "$1"; }
@@ -178,7 +149,7 @@ for s in "${CLIENTS[@]}"; do
     sid="$(turn "$s" "$home" "$ws" 0 "")"
     if [ -n "$sid" ]; then
       for n in 1 2 3 4 5; do turn "$s" "$home" "$ws" "$n" "$sid"; done
-      fid="$(fork "$s" "$home" "$ws" "$sid")"
+      fid="$(fork "$s" "$home" "$ws" "$sid" "$(dirname "$home")/fork")"
     fi
     jq -n --arg c "$s" --arg v "$(client_version "$s")" --arg sid "${sid:-}" --arg fid "${fid:-}" --arg ws "$ws" \
       '{client: $c, version: $v, session_id: $sid, fork_id: $fid, workdir: $ws}' > "$g/session.json"
@@ -198,14 +169,8 @@ for s in "${CLIENTS[@]}"; do
     [ -n "$miss" ] && row="$row (source client itself lacks: $miss)"
     for tc in "${TARGETS[@]}"; do
       [ "$(harness_of "$s")" = "$(harness_of "$tc")" ] && continue
-      d="$OUT/conv/$s-$kind-to-$tc"; rm -rf "$d"; mkdir -p "$d"
-      cp -a "$home" "$d/home"
-      th="$(harness_of "$tc")"
-      if ! "${FERRY[@]}" --home "$d/home" convert "$(harness_of "$s"):$id" --to "$th" --json > "$d/convert.json" 2> "$d/convert.err"; then
-        row="$row | $kind -> $tc: convert FAILED ($(head -1 "$d/convert.err"))"; continue
-      fi
-      tid="$(head -1 "$d/convert.json" | jq -r .id)"
-      land "$tc" "$d/home" "$d/convert.json" "$d"
+      d="$OUT/conv/$s-$kind-to-$tc"; th="$(harness_of "$tc")"
+      tid="$(convert_into "$s" "$id" "$tc" "$home" "$d")" || { row="$row | $kind -> $tc: convert FAILED ($(head -1 "$d/convert.err"))"; continue; }
       want=()
       for m in "${exp[@]}"; do [ "${m#@error:}" != "$m" ] && [ "$th" != claude-code ] && continue; want+=("$m"); done
       # the failed calls the source holds are flagged in Claude Code, whatever the source's own wire says
