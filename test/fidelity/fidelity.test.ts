@@ -6,25 +6,16 @@
 // writes, `ferry cat` reads back what was written (OpenCode's export document
 // is first imported the way `opencode import` does).
 import t from 'tap'
-import { mkdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { writable } from '../../lib/harness/registry.js'
-import { collect, context, open, pipeline, sink } from '../../lib/index.js'
+import { collect, context, open } from '../../lib/index.js'
 import { ferry, fileTimeout, jsonl, tempDir } from '../kit.js'
+import { TARGETS, convertIn, msgText, readAllBack, textOf, type Rec } from './kit.js'
 // @ts-ignore plain JS fixture builder
 import { makeHome, MARK, png8x8 } from '../../fixtures/fidelity/make-fixtures.mjs'
-// @ts-ignore plain JS fixture builder: plays `opencode import`
-import { createDb, insertDocument } from '../../fixtures/opencode/opencode-db.mjs'
-// @ts-ignore plain JS fixture builder: plays `kilo import`
-import { landDocuments as landKilo } from '../../fixtures/kilo/kilo-db.mjs'
 
 process.env.TZ = 'UTC'
 fileTimeout(t, 10 * 60_000)
 
-type Rec = Record<string, any>
-
 const SOURCES = ['claude-code', 'codex', 'opencode'] as const
-const TARGETS = writable().filter((h) => h.kind === 'store' && !h.holdsCopies).map((h) => h.id)
 /** Targets whose stored tool results are text only (docs/formats/cursor.md, copilot.md): the image becomes a placeholder. */
 const TEXT_ONLY_RESULTS = new Set(['cursor', 'copilot', 'qwen'])
 /** Targets with no compaction record ferry can write: the summary is a visible context message instead. */
@@ -36,37 +27,8 @@ const PNG: string = png8x8()
 const home = tempDir(t, 'ferry-fidelity-')
 const ids: Rec = makeHome(home)
 
-const textOf = (b: Rec): string => (b.type === 'text' ? b.text : b.type === 'tool_result' ? (typeof b.content === 'string' ? b.content : b.content.map((p: Rec) => (p.type === 'text' ? p.text : '')).join('')) : '')
-const msgText = (m: Rec): string => m.blocks.map(textOf).join('\n')
-
-/** Converts one session with the library (what `ferry convert` runs); returns what the sink wrote. */
-async function convert(sid: string, to: string, out: string): Promise<Rec[]> {
-  const ctx = context({ home })
-  const written: Rec[] = []
-  const s = sink(to as never, { ctx, out })
-  s.on('written', (w: Rec) => written.push(w))
-  await pipeline(await open(sid, { ctx }), s)
-  return written
-}
-
-/** Reads back the main session a conversion wrote (OpenCode's document imported first, as `opencode import` does). */
-async function readBack(t: Tap.Test, to: string, written: Rec[]): Promise<Rec[]> {
-  if (to === 'opencode') {
-    const h = tempDir(t)
-    mkdirSync(join(h, '.local', 'share', 'opencode'), { recursive: true })
-    const db = createDb(join(h, '.local', 'share', 'opencode', 'opencode.db'))
-    for (const w of written) insertDocument(db, JSON.parse(readFileSync(w.path, 'utf8')))
-    db.close()
-    return (await collect(await open(`opencode:${written[0].id}`, { ctx: context({ home: h }), native: false }))) as Rec[]
-  }
-  if (to === 'kilo') {
-    const h = tempDir(t)
-    landKilo(written.map((w) => w.path), join(h, '.local', 'share', 'kilo'))
-    return (await collect(await open(`kilo:${written[0].id}`, { ctx: context({ home: h }), native: false }))) as Rec[]
-  }
-  // Claude Code sub-agents come back with their parent's file.
-  return (await collect(await open(written[0].path, { ctx: context({ home: tempDir(t) }), native: false }))) as Rec[]
-}
+const convert = (sid: string, to: string, out: string): Promise<Rec[]> => convertIn(home, sid, to, out)
+const readBack = readAllBack
 
 function mainOf(recs: Rec[]): { header: Rec; recs: Rec[] } {
   const header = recs.find((r) => r.kind === 'session' && !r.parent) ?? recs.find((r) => r.kind === 'session')!

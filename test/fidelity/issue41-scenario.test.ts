@@ -11,7 +11,7 @@ import { collect, context, open } from '../../lib/index.js'
 import { tempDir } from '../kit.js'
 // @ts-ignore plain JS fixture builder
 import { makeHome, M, IDS } from './make-issue41.mjs'
-import { TARGETS, at, convertIn, oneResultEach, readBack, results, textOf, typed, uses, type Rec } from './issue41-kit.js'
+import { TARGETS, at, convertIn, oneResultEach, readBack, results, textOf, typed, uses, type Rec } from './kit.js'
 
 process.env.TZ = 'UTC'
 

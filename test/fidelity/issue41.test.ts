@@ -13,7 +13,7 @@ import { Diagnostics } from '../../lib/diagnostics.js'
 import { ferry, jsonl, tempDir } from '../kit.js'
 // @ts-ignore plain JS fixture builder
 import { makeHome, M, IDS } from './make-issue41.mjs'
-import { TARGETS, at, convertIn, msgText, oneResultEach, readBack, resultOf, results, textOf, typed, type Rec } from './issue41-kit.js'
+import { TARGETS, at, convertIn, msgText, oneResultEach, readBack, resultOf, results, textOf, typed, type Rec } from './kit.js'
 
 process.env.TZ = 'UTC'
 

@@ -296,16 +296,12 @@ function cursor(home) {
   writeFileSync(join(dir, `${IDS.cursor}.jsonl`), jsonl(lines))
 }
 
-// Claude Code 2.1.332: a slash command with arguments the person typed, then a Bash call that
-// exits 7 (Claude Code flags it `is_error` itself) and its retry.
-function claude(home) {
-  const dir = join(home, '.claude', 'projects', '-home-dev-d-mo-app')
-  mkdirSync(dir, { recursive: true })
-  const sid = IDS.claude
+/** A Claude Code 2.1.332 transcript's lines, one chain: `user` and `assistant` append a line each, half a second apart. */
+function claudeLines(sid, uuidPrefix, start, extraEnv = {}) {
   let n = 0
-  let t = Date.parse('2026-11-25T13:00:00.000Z')
-  const uuid = () => `c1a0d041-0000-4000-8000-${String(++n).padStart(12, '0')}`
-  const env = (parentUuid) => ({ parentUuid, isSidechain: false, userType: 'external', cwd: CWD, sessionId: sid, version: '2.1.332', gitBranch: '' })
+  let t = Date.parse(start)
+  const uuid = () => `${uuidPrefix}-0000-4000-8000-${String(++n).padStart(12, '0')}`
+  const env = (parentUuid) => ({ parentUuid, isSidechain: false, userType: 'external', ...extraEnv, cwd: CWD, sessionId: sid, version: '2.1.332', gitBranch: '' })
   const lines = []
   let last = null
   const user = (content, extra = {}) => {
@@ -318,6 +314,16 @@ function claude(home) {
     lines.push({ ...env(last), message: { model: 'claude-opus-5-5', id: apiId, type: 'message', role: 'assistant', content: [block], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 10 } }, type: 'assistant', uuid: u, timestamp: new Date((t += 500)).toISOString() })
     return (last = u)
   }
+  return { lines, user, assistant }
+}
+
+// Claude Code 2.1.332: a slash command with arguments the person typed, then a Bash call that
+// exits 7 (Claude Code flags it `is_error` itself) and its retry.
+function claude(home) {
+  const dir = join(home, '.claude', 'projects', '-home-dev-d-mo-app')
+  mkdirSync(dir, { recursive: true })
+  const sid = IDS.claude
+  const { lines, user, assistant } = claudeLines(sid, 'c1a0d041', '2026-11-25T13:00:00.000Z')
   user(`<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>${M.ccArgs}</command-args>`)
   assistant('msg_f41_1', { type: 'tool_use', id: 'toolu_f41_exit', name: 'Bash', input: { command: M.exitCmd, description: 'Fails on purpose' } }, 'tool_use')
   user([{ type: 'tool_result', content: `Exit code 7\n${M.exitOut}`, is_error: true, tool_use_id: 'toolu_f41_exit' }], { toolUseResult: `Error: Exit code 7\n${M.exitOut}` })
@@ -332,22 +338,7 @@ function claude(home) {
 // prompt's text and image block in one message, then TaskCreate and TodoWrite calls with their results.
 function claudePlan(dir) {
   const sid = IDS.claudePlan
-  let n = 0
-  let t = Date.parse('2026-11-25T13:30:00.000Z')
-  const uuid = () => `c1a0d042-0000-4000-8000-${String(++n).padStart(12, '0')}`
-  const env = (parentUuid) => ({ parentUuid, isSidechain: false, userType: 'external', entrypoint: 'sdk-cli', cwd: CWD, sessionId: sid, version: '2.1.332', gitBranch: '' })
-  const lines = []
-  let last = null
-  const user = (content, extra = {}) => {
-    const u = uuid()
-    lines.push({ ...env(last), type: 'user', message: { role: 'user', content }, ...extra, uuid: u, timestamp: new Date((t += 500)).toISOString() })
-    return (last = u)
-  }
-  const assistant = (apiId, block, stop) => {
-    const u = uuid()
-    lines.push({ ...env(last), message: { model: 'claude-opus-5-5', id: apiId, type: 'message', role: 'assistant', content: [block], stop_reason: stop, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 10 } }, type: 'assistant', uuid: u, timestamp: new Date((t += 500)).toISOString() })
-    return (last = u)
-  }
+  const { lines, user, assistant } = claudeLines(sid, 'c1a0d042', '2026-11-25T13:30:00.000Z', { entrypoint: 'sdk-cli' })
   user([{ type: 'text', text: M.todoP }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png8x8() } }], { imagePasteIds: [1], promptSource: 'sdk' })
   assistant('msg_f41p_1', { type: 'tool_use', id: 'toolu_f41_task', name: 'TaskCreate', input: { subject: M.todo, description: M.todo, activeForm: 'Writing the conformance report' } }, 'tool_use')
   user([{ tool_use_id: 'toolu_f41_task', type: 'tool_result', content: `Task #1 created successfully: ${M.todo}` }], { toolUseResult: { task: { id: '1', subject: M.todo, description: M.todo } } })

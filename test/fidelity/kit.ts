@@ -1,5 +1,5 @@
-// Helpers of the issue #41 fixture tests (issue41.test.ts, issue41-scenario.test.ts): convert a session of the
-// fixture home into a target, read the written session back as the target's client would find it.
+// Helpers of the conversion fidelity tests (fidelity.test.ts, issue41.test.ts, issue41-scenario.test.ts): convert a
+// session of a fixture home into a target, read the written session back as the target's client would find it.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writable } from '../../lib/harness/registry.js'
@@ -27,8 +27,8 @@ export async function convertIn(home: string, sid: string, to: string, out: stri
   return written
 }
 
-/** The main session a conversion wrote, read back (OpenCode's and Kilo's documents imported first, as their import commands do). */
-export async function readBack(t: Tap.Test, to: string, written: Rec[]): Promise<Rec[]> {
+/** Everything a conversion wrote, read back (OpenCode's and Kilo's documents imported first, as their import commands do; Claude Code sub-agents come with their parent's file). */
+export async function readAllBack(t: Tap.Test, to: string, written: Rec[]): Promise<Rec[]> {
   const quiet = (h: string) => context({ home: h, diagnostics: new Diagnostics({ stream: null }) })
   let recs: Rec[]
   if (to === 'opencode') {
@@ -43,6 +43,12 @@ export async function readBack(t: Tap.Test, to: string, written: Rec[]): Promise
     landKilo(written.map((w) => w.path), join(h, '.local', 'share', 'kilo'))
     recs = (await collect(await open(`kilo:${written[0].id}`, { ctx: quiet(h), native: false }))) as Rec[]
   } else recs = (await collect(await open(written[0].path, { ctx: quiet(tempDir(t)), native: false }))) as Rec[]
+  return recs
+}
+
+/** The main session a conversion wrote, read back. */
+export async function readBack(t: Tap.Test, to: string, written: Rec[]): Promise<Rec[]> {
+  const recs = await readAllBack(t, to, written)
   const header = recs.find((r) => r.kind === 'session' && !r.parent) ?? recs.find((r) => r.kind === 'session')!
   return recs.filter((r) => r.sid === header.sid)
 }
