@@ -300,7 +300,8 @@ export const MAX_NESTING = 1000
  */
 export function nestsDeeper(buf: Buffer | string, limit = MAX_NESTING): boolean {
   if (buf.length < 2 * limit) return false
-  const b = typeof buf === 'string' ? Buffer.from(buf, 'utf8') : buf
+  if (typeof buf === 'string') return stringNestsDeeper(buf, limit)
+  const b = buf
   let depth = 0
   for (let i = 0; i < b.length; i++) {
     const c = b[i]!
@@ -311,6 +312,27 @@ export function nestsDeeper(buf: Buffer | string, limit = MAX_NESTING): boolean 
         if (q < 0) return false
         let k = q - 1
         while (b[k] === 0x5c) k--
+        i = q
+        if ((q - 1 - k) % 2 === 0) break
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
+/** nestsDeeper on a string, read in place: a ZCode or Cursor value is text already, and a copy to bytes would cost its size again. */
+function stringNestsDeeper(s: string, limit: number): boolean {
+  let depth = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 0x22) {
+      for (;;) {
+        const q = s.indexOf('"', i + 1)
+        if (q < 0) return false
+        let k = q - 1
+        while (s.charCodeAt(k) === 0x5c) k--
         i = q
         if ((q - 1 - k) % 2 === 0) break
       }

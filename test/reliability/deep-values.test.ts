@@ -24,6 +24,8 @@ const texts = (recs: FerryRecord[]) => recs.flatMap((r) => (r.kind === 'message'
 t.test('nestsDeeper counts brackets outside strings only', async (t) => {
   const n = MAX_NESTING + 1
   t.equal(nestsDeeper(Buffer.from('['.repeat(n) + ']'.repeat(n))), true)
+  t.equal(nestsDeeper('['.repeat(n) + ']'.repeat(n)), true, 'a string, read in place')
+  t.equal(nestsDeeper(JSON.stringify({ é: 'ü"'.repeat(n), a: JSON.parse('['.repeat(n) + ']'.repeat(n)) })), true, 'a string with non-ASCII text and quotes before the depth')
   t.equal(nestsDeeper('['.repeat(MAX_NESTING) + ']'.repeat(MAX_NESTING)), false, 'at the limit')
   t.equal(nestsDeeper(JSON.stringify({ s: '['.repeat(5 * n) })), false, 'brackets in a string')
   t.equal(nestsDeeper(JSON.stringify({ s: `\\"${'{'.repeat(5 * n)}\\\\` })), false, 'escaped quotes and backslashes in a string')
