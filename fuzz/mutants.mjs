@@ -10,7 +10,7 @@ import Database from 'better-sqlite3'
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { changedFiles, dbState, HOME, judge, oneLiners, pick, ROOT, run, temps, treeState } from './proc.mjs'
+import { changedFiles, leftInTmp, dbState, HOME, judge, oneLiners, pick, ROOT, run, temps, treeState } from './proc.mjs'
 
 const TIMEOUT = 45_000
 const TREES = ['.cursor', '.config', '.zcode']
@@ -387,7 +387,7 @@ export const MUTANT_SCENARIOS = {
       counts.changed++
       notes.push(`state.vscdb, its -wal or -shm changed by reading (wal kind ${kind})`)
     }
-    const left = readdirSync(tmp)
+    const left = leftInTmp(tmp)
     if (left.length) {
       counts.partial += left.length
       notes.push(`left in TMPDIR: ${left.join(', ')}`)

@@ -54,6 +54,12 @@ export function changedFiles(before, after) {
   return [...names].filter((n) => before.get(n) !== after.get(n))
 }
 
+/**
+ * What a run left in its own TMPDIR, but for Node's compile cache: bin/ferry.js turns that cache on (Node ≥ 22.1),
+ * and Node keeps it in os.tmpdir() between runs by design; it holds compiled code, never session data.
+ */
+export const leftInTmp = (tmp) => readdirSync(tmp).filter((n) => n !== 'node-compile-cache')
+
 export function temps(dir) {
   if (!existsSync(dir)) return []
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => n.split('/').pop().startsWith('.ferry-tmp-'))

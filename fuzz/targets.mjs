@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process'
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { changedFiles, HOME, judge, oneLiners, pick, run, sha, temps, treeState } from './proc.mjs'
+import { changedFiles, leftInTmp, HOME, judge, oneLiners, pick, run, sha, temps, treeState } from './proc.mjs'
 
 const TIMEOUT = 60_000
 /** Folders inside each target's store root (never the root itself: a root that is a link is where the store is). */
@@ -203,7 +203,7 @@ export const TARGET_SCENARIOS = {
           notes.push(`${what}: exit 0, but ${to}:${id} does not read back whole: ${c.stderr.slice(0, 300)}`)
         }
       }
-      const left = partials(target).concat(readdirSync(tmp).map((n) => join(tmp, n)))
+      const left = partials(target).concat(leftInTmp(tmp).map((n) => join(tmp, n)))
       if (left.length) {
         counts.partial += left.length
         notes.push(`${what}: left ${left.join(', ')}`)
