@@ -338,9 +338,9 @@ export function endRecord(sid: string, counts: Record<string, number>): EndRec {
 }
 
 /** The ids of a session's sub-agent sessions, oldest first. */
-export function childIds(db: Database.Database, scols: Set<string>, id: string): string[] {
+export function childIds(db: Database.Database, scols: Set<string>, id: string, prepare: (sql: string) => Database.Statement = (sql) => db.prepare(sql)): string[] {
   if (!scols.has('parent_id')) return []
-  const rows = db.prepare(`SELECT id FROM session WHERE parent_id = ? ORDER BY ${scols.has('time_created') ? 'time_created, ' : ''}id`).all(id) as Array<{ id: string }>
+  const rows = prepare(`SELECT id FROM session WHERE parent_id = ? ORDER BY ${scols.has('time_created') ? 'time_created, ' : ''}id`).all(id) as Array<{ id: string }>
   return rows.map((r) => r.id)
 }
 

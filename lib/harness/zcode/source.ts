@@ -22,7 +22,7 @@ import type { StoreContext } from '../../context.js'
 import { columns } from '../../io/sqlite-readonly.js'
 import type { SessionInfo } from '../types.js'
 import { PartsBuilder, stopReason, thinking, type Counts, type Inliner, type Reading, type ResultReading } from '../family/opencode-parts.js'
-import { endRecord, iso, parentLink, readRows, sessionHeader, type Row, type SessionRow } from '../family/opencode-rows.js'
+import { childIds, endRecord, iso, parentLink, readRows, sessionHeader, type Row, type SessionRow } from '../family/opencode-rows.js'
 import { borrow } from './handles.js'
 import { knownMigration } from './schema.js'
 import { artifactsRoot, isArtifactUri, readArtifact } from './artifacts.js'
@@ -426,9 +426,7 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
   yield* finishMessage()
   if (partSession) orphanParts(ctx, db, dbPath, id)
   yield endRecord(sid, counts)
-  // The family's childIds, with its statement kept (it was prepared once per session).
-  const children = scols.has('parent_id') ? (prepared(db, `SELECT id FROM session WHERE parent_id = ? ORDER BY ${scols.has('time_created') ? 'time_created, ' : ''}id`).all(id) as Array<{ id: string }>).map((r) => r.id) : []
-  for (const c of children) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
+  for (const c of childIds(db, scols, id, (sql) => prepared(db, sql))) if (!seen.has(c)) yield* sessionRecords(ctx, db, dbPath, c, opts, seen)
 }
 
 /**
@@ -437,7 +435,7 @@ async function* sessionRecords(ctx: StoreContext, db: Database.Database, dbPath:
  * message_id) index.
  */
 function orphanParts(ctx: StoreContext, db: Database.Database, dbPath: string, sessionId: string): void {
-  const rows = db.prepare('SELECT p.message_id AS mid, count(*) AS n FROM part p WHERE p.session_id = ? AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = p.message_id) GROUP BY p.message_id').all(sessionId) as Array<{ mid: unknown; n: number }>
+  const rows = prepared(db, 'SELECT p.message_id AS mid, count(*) AS n FROM part p WHERE p.session_id = ? AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = p.message_id) GROUP BY p.message_id').all(sessionId) as Array<{ mid: unknown; n: number }>
   for (const r of rows) ctx.diagnostics.error('bad-row', `${r.n} part(s) of a message that has no row; not read`, { file: dbPath, row: `message:${String(r.mid)}` }, 'zcode')
 }
 
