@@ -97,6 +97,18 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   quietCursorRestore()
   // Raw at once: what is typed while Ink loads is neither echoed over the screen nor held back for a newline.
   term.input.setRawMode(true)
+  // Keys are read here, not in a React effect: React runs an unmounted component's effect cleanups later, so a
+  // cleanup that paused the terminal ran after `show` returned, inside the next picker, which then quit on its own.
+  const keys = { pending: '' as string, handle: null as ((chunk: string) => void) | null }
+  const onData = (b: Buffer | string) => (keys.handle ? keys.handle(b.toString()) : (keys.pending += b.toString()))
+  term.input.on('data', onData)
+  term.input.resume()
+  const release = () => {
+    keys.handle = null
+    term.input.off('data', onData)
+    term.input.setRawMode(false)
+    term.input.pause()
+  }
   out.write('\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J')
   // Until Ink and React have loaded (a few hundred ms), the rows that have streamed in are drawn straight from the
   // view: the same lines Ink draws next, from the top left.
@@ -117,7 +129,7 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   try {
     loaded = await loadInk()
   } catch (err) {
-    term.input.setRawMode(false)
+    release()
     out.write('\x1b[?25h\x1b[?1049l')
     term.close()
     throw err
@@ -128,7 +140,8 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   const { render, Box, Text, useApp } = ink
   const { useEffect, useMemo, useReducer, useRef, useState } = React
   const h = React.createElement
-  let outcome: Outcome = { kind: 'quit' }
+  const undecided: Outcome = { kind: 'quit' }
+  let outcome: Outcome = undecided
 
   function Picker() {
     const app = useApp()
@@ -203,6 +216,8 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
         if (r.copy) out.write(copySequence(r.copy.ref))
         if (r.outcome) {
           outcome = r.outcome
+          // Keys typed after the one that decided are left for the program that comes next (less, a shell).
+          release()
           stateRef.current = next
           setState(next)
           app.exit()
@@ -214,17 +229,13 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
       stateRef.current = next
       setState(next)
     }
-    const keysRef = useRef(onKeys)
-    keysRef.current = onKeys
+    // The newest closure reads the keys (it sees the rows and sizes of this render); what came before the first
+    // render is read now, as one chunk.
+    if (!exited && outcome === undecided) keys.handle = onKeys
     useEffect(() => {
-      const onData = (b: Buffer | string) => keysRef.current(b.toString())
-      term.input.setRawMode(true)
-      term.input.on('data', onData)
-      return () => {
-        term.input.off('data', onData)
-        term.input.setRawMode(false)
-        term.input.pause()
-      }
+      const early = keys.pending
+      keys.pending = ''
+      if (early && keys.handle) keys.handle(early)
     }, [])
 
     const empty = state.mode === 'text' ? text.message || 'searching…' : state.query ? 'no session matches' : o.emptyText
@@ -244,10 +255,13 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   }
 
   out.write('\x1b[H')
+  let exited = false
   try {
     const inst = render(h(Picker), { stdout: out as unknown as NodeJS.WriteStream, stdin: term.input as unknown as NodeJS.ReadStream, exitOnCtrlC: false, patchConsole: false })
     await inst.waitUntilExit()
   } finally {
+    exited = true
+    release()
     out.write('\x1b[?25h\x1b[?1049l')
     term.close()
   }

@@ -10,7 +10,7 @@ import t from 'tap'
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FERRY, FIXTURE, ferry, rollouts, sampleHome, tempDir } from '../kit.js'
-import { hasTmux, shq, Tmux } from './tmux.js'
+import { hasTmux, shq, sleep, Tmux } from './tmux.js'
 import { listable } from '../../lib/harness/registry.js'
 
 /** The sample HOME holds one session per listable harness (test/core/cli-store.test.ts). */
@@ -28,10 +28,16 @@ if (!hasTmux()) {
     await tm.keys('c', 'o', 'd', 'e', 'x')
     await tm.waitFor("codex's row first", /^> .* codex /m)
     await tm.keys('Enter')
-    const s = await tm.waitFor('the session in less', (x) => /^━━ Codex CLI/.test(x) && !/^pick>/m.test(x))
+    // less's own prompt on the last line: the whole page is drawn and less reads keys.
+    const s = await tm.waitFor('the session in less', (x) => /^━━ Codex CLI/.test(x) && !/^pick>/m.test(x) && /^(:|\(END\))\s*$/m.test(x.trimEnd().split('\n').pop()!))
     t.match(s, /^#\d+ user/m, 'the conversation as show renders it')
     await tm.keys('q')
     await tm.waitFor('the list again, with the query kept', /^pick> codex/m)
+    // The list is not only drawn but reads keys again, after a while (it once quit on its own a moment after).
+    await sleep(1000)
+    await tm.keys('BSpace')
+    await tm.waitFor('the query edited', /^pick> code(?!x)/m)
+    t.equal(tm.file('rc'), '', 'still running')
     await tm.keys('Escape')
     t.equal(await tm.exitCode(), 0)
   })
