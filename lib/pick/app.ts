@@ -99,12 +99,13 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   term.input.setRawMode(true)
   // Keys are read here, not in a React effect: React runs an unmounted component's effect cleanups later, so a
   // cleanup that paused the terminal ran after `show` returned, inside the next picker, which then quit on its own.
-  const keys = { pending: '' as string, handle: null as ((chunk: string) => void) | null }
-  const onData = (b: Buffer | string) => (keys.handle ? keys.handle(b.toString()) : (keys.pending += b.toString()))
+  // Until the list is on screen, keys wait in `pending`, in the order typed.
+  const keys = { pending: '', live: false, handle: null as ((chunk: string) => void) | null }
+  const onData = (b: Buffer | string) => (keys.live && keys.handle ? keys.handle(b.toString()) : (keys.pending += b.toString()))
   term.input.on('data', onData)
   term.input.resume()
   const release = () => {
-    keys.handle = null
+    keys.live = false
     term.input.off('data', onData)
     term.input.setRawMode(false)
     term.input.pause()
@@ -229,13 +230,15 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
       stateRef.current = next
       setState(next)
     }
-    // The newest closure reads the keys (it sees the rows and sizes of this render); what came before the first
-    // render is read now, as one chunk.
-    if (!exited && outcome === undecided) keys.handle = onKeys
+    // The newest closure reads the keys (it sees the rows and sizes of this render); what was typed before the
+    // list was on screen is read first, as one chunk.
+    keys.handle = onKeys
     useEffect(() => {
+      if (exited || outcome !== undecided) return
       const early = keys.pending
       keys.pending = ''
-      if (early && keys.handle) keys.handle(early)
+      keys.live = true
+      if (early) onKeys(early)
     }, [])
 
     const empty = state.mode === 'text' ? text.message || 'searching…' : state.query ? 'no session matches' : o.emptyText

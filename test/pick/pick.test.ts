@@ -56,6 +56,24 @@ if (!hasTmux()) {
     t.equal(tm.file('out'), '', 'and nothing on stdout')
     t.equal(tm.file('err'), '', 'nor on stderr')
   })
+
+  t.test('what is typed before the list is drawn is read first, in order', async (t) => {
+    const home = sampleHome(t)
+    const tm = new Tmux(t)
+    tm.start(`node ${shq(FERRY)} --home ${shq(home)} pick > out`, { env: { NO_COLOR: '1' } })
+    // Typed at once, while Node and the picker start (the process's first read may come before or after).
+    tm.type('grok')
+    await tm.keys('Escape')
+    t.equal(await tm.exitCode(), 0, 'Escape, typed after the text, ends the picker')
+    t.equal(tm.file('out'), '')
+    const tm2 = new Tmux(t)
+    tm2.start(`node ${shq(FERRY)} --home ${shq(home)} pick > out`, { env: { NO_COLOR: '1' } })
+    tm2.type('gro')
+    await tm2.keys('k')
+    await tm2.waitFor('the text typed early as the query', new RegExp(`^pick> grok.* 1/${N}`, 'm'))
+    await tm2.keys('Escape')
+    t.equal(await tm2.exitCode(), 0)
+  })
 }
 
 // Keys that arrive in one read (a loaded machine, a paste) are taken one by one: text, then Ctrl-O, then Enter.
