@@ -100,8 +100,10 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   // Keys are read here, not in a React effect: React runs an unmounted component's effect cleanups later, so a
   // cleanup that paused the terminal ran after `show` returned, inside the next picker, which then quit on its own.
   // Until the list is on screen, keys wait in `pending`, in the order typed.
+  // Decoded as UTF-8 across reads, so a character split between two reads is not garbled.
   const keys = { pending: '', live: false, handle: null as ((chunk: string) => void) | null }
-  const onData = (b: Buffer | string) => (keys.live && keys.handle ? keys.handle(b.toString()) : (keys.pending += b.toString()))
+  const onData = (chunk: string) => (keys.live && keys.handle ? keys.handle(chunk) : (keys.pending += chunk))
+  term.input.setEncoding('utf8')
   term.input.on('data', onData)
   term.input.resume()
   const release = () => {
@@ -141,8 +143,7 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   const { render, Box, Text, useApp } = ink
   const { useEffect, useMemo, useReducer, useRef, useState } = React
   const h = React.createElement
-  const undecided: Outcome = { kind: 'quit' }
-  let outcome: Outcome = undecided
+  let outcome: Outcome = { kind: 'quit' }
 
   function Picker() {
     const app = useApp()
@@ -217,7 +218,7 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
         if (r.copy) out.write(copySequence(r.copy.ref))
         if (r.outcome) {
           outcome = r.outcome
-          // Keys typed after the one that decided are left for the program that comes next (less, a shell).
+          // Stop reading at once: keys typed after the deciding one go to the program that comes next (less, a shell).
           release()
           stateRef.current = next
           setState(next)
@@ -233,8 +234,8 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
     // The newest closure reads the keys (it sees the rows and sizes of this render); what was typed before the
     // list was on screen is read first, as one chunk.
     keys.handle = onKeys
+    // (After release() the listener is gone, so `live` no longer matters.)
     useEffect(() => {
-      if (exited || outcome !== undecided) return
       const early = keys.pending
       keys.pending = ''
       keys.live = true
@@ -258,12 +259,10 @@ export async function runPicker(o: PickerOptions): Promise<Outcome> {
   }
 
   out.write('\x1b[H')
-  let exited = false
   try {
     const inst = render(h(Picker), { stdout: out as unknown as NodeJS.WriteStream, stdin: term.input as unknown as NodeJS.ReadStream, exitOnCtrlC: false, patchConsole: false })
     await inst.waitUntilExit()
   } finally {
-    exited = true
     release()
     out.write('\x1b[?25h\x1b[?1049l')
     term.close()
