@@ -1,12 +1,12 @@
 /**
- * `convert --jobs N`: sessions read, transformed and written by N worker
- * threads at once, for sinks whose sessions share nothing (a harness's
+ * `convert --jobs N`: sessions read, transformed and written by N threads at
+ * once (this one and N - 1 workers), for sinks whose sessions share nothing (a harness's
  * `independentSessions`). One core reads and serializes at about half the
  * speed of a bare parse-and-stringify loop, and a history is thousands of
  * small independent sessions: the second core is the rest of the speed.
  *
  * The main thread keeps discovery, the report, the progress display and
- * the diagnostics; each worker runs the same stages as a sequential run
+ * the diagnostics, and runs one job itself; each job runs the same stages as a sequential run
  * (every session salvaged on its own, as a middle session of a sequential
  * run is), and asks the main thread for sessions a few at a time, so a
  * worker that draws big sessions does not hold the others back. Each
@@ -18,7 +18,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { resolve as resolvePath } from 'node:path'
-import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads'
+import { isMainThread, MessageChannel, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads'
 import { Transform } from 'node:stream'
 import { portableContext, type PortableContext, type StoreContext } from '../context.js'
 import { asDiagnostic, Diagnostics, fromDiagnostic, type Diagnostic } from '../diagnostics.js'
@@ -111,9 +111,10 @@ export interface ParallelEvents {
 }
 
 /**
- * Writes every session of `plan` into `to`'s sink through `plan.jobs` workers. Resolves when all
- * have finished; sets exit code 1 when a sink could not write a session (reported as diagnostics, as
- * in a sequential run) and throws the first error that stopped a worker, after the others finished.
+ * Writes every session of `plan` into `to`'s sink in `plan.jobs` jobs, one on this thread and the
+ * rest in workers. Resolves when all have finished; sets exit code 1 when a sink could not write a
+ * session (reported as diagnostics, as in a sequential run) and throws the first error that stopped
+ * a job, after the others finished.
  */
 export async function writeInWorkers(ctx: StoreContext, plan: Parallel, to: string, sinkOpts: Record<string, unknown>, on: ParallelEvents): Promise<void> {
   const queue: Item[] = plan.resolved.map((r) => ({ harness: r.harness.id, session: r.session }))
@@ -158,24 +159,36 @@ export async function writeInWorkers(ctx: StoreContext, plan: Parallel, to: stri
     })
   }
   for (const sig of signals) process.on(sig, onSignal)
+  const serve = (port: MessagePort | Worker) =>
+    port.on('message', (m: FromWorker) => {
+      if (m.t === 'next') port.postMessage(batch())
+      else if (m.t === 'written') on.written(m.ws)
+      else if (m.t === 'diag') ctx.diagnostics.report(m.d)
+      else if (m.t === 'progress') on.progress?.(m.records, m.bytes)
+      else if (m.t === 'not-written') process.exitCode = 1
+      else if (m.t === 'fatal') fatal ??= m.d
+    })
   // No resourceLimits of their own: the CLI's startup flags size every thread's heap (lib/cli/relaunch.ts;
   // see docs/performance.md, "convert --jobs workers").
   const run = () =>
     new Promise<void>((resolve, reject) => {
       const w = new Worker(new URL(import.meta.url), { workerData: setup })
       workers.push(w)
-      w.on('message', (m: FromWorker) => {
-        if (m.t === 'next') w.postMessage(batch())
-        else if (m.t === 'written') on.written(m.ws)
-        else if (m.t === 'diag') ctx.diagnostics.report(m.d)
-        else if (m.t === 'progress') on.progress?.(m.records, m.bytes)
-        else if (m.t === 'not-written') process.exitCode = 1
-        else if (m.t === 'fatal') fatal ??= m.d
-      })
+      serve(w)
       w.once('error', reject)
       w.once('exit', (code) => (code === 0 || stopping ? resolve() : reject(new FerryError(`a convert worker stopped with exit code ${code}`))))
     })
-  const ended = await Promise.allSettled(Array.from({ length: plan.jobs }, run))
+  // One of the N jobs runs on this thread, which otherwise only hands out sessions: a worker's isolate
+  // (its heap and its own copy of the code) is the largest part of a parallel run's memory.
+  const here = async () => {
+    const { port1, port2 } = new MessageChannel()
+    serve(port2)
+    // `work` closes its end when done; messages already posted still arrive before this end's close.
+    const closed = new Promise((resolve) => port2.once('close', resolve))
+    await work(setup, port1)
+    await closed
+  }
+  const ended = await Promise.allSettled([here(), ...Array.from({ length: plan.jobs - 1 }, run)])
   if (stopping) await new Promise<never>(() => {})
   unhook()
   const crashed = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected')

@@ -18,7 +18,7 @@ export function builder(y: Argv): Argv {
   let out = toOptions(selectionOptions(readFlagOptions(y))).positional('ref', { type: 'string', array: true, describe: 'harness:id, a session path, or -' })
   for (const t of cliTransforms()) out = out.option(t.name, { type: 'string', describe: `Apply the ${t.name} transform (value: its options, quoted), in the order given`, group: 'Transforms:' })
   return out
-    .option('jobs', { type: 'number', describe: 'Sessions written at once, each worker on a core of its own (default: the CPU count for 64 or more sessions into a folder of one file per session; 1: one at a time, report in input order)' })
+    .option('jobs', { type: 'number', describe: 'Sessions written at once, each on a thread and a core of its own (this one and N - 1 workers) (default: the CPU count for 64 or more sessions into a folder of one file per session; 1: one at a time, report in input order)' })
     .example('ferry convert codex:019a3c1e --to claude-code', 'continue a Codex session in Claude Code')
     .example('ferry convert --from claude-code --to ferry --out ./export/', 'every Claude Code session to interchange files')
     .example('ferry convert claude-code:0b9e6c1a --to opencode --out s.json --redact', 'a redacted OpenCode export document')
