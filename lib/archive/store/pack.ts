@@ -137,7 +137,8 @@ function zstdCompress(b: Uint8Array): Buffer {
 /** Whether this Node writes zstd rows (else deflate). */
 export const writesZstd = nativeZstd
 
-function inflate(data: Uint8Array): Uint8Array {
+/** A BLOB's payload, uncompressed (its first byte names the codec). */
+export function inflate(data: Uint8Array): Uint8Array {
   const codec = data[0]
   const rest = data.subarray(1)
   if (codec === CODEC_NONE) return rest
@@ -148,7 +149,11 @@ function inflate(data: Uint8Array): Uint8Array {
 
 /** The stored parts back from a row's BLOB. */
 export function unpackParts(data: Uint8Array): Parts {
-  const p = inflate(data)
+  return unpackPlain(inflate(data))
+}
+
+/** The stored parts back from a row's uncompressed bytes (a BLOB without its codec byte, or a block's slot). */
+export function unpackPlain(p: Uint8Array): Parts {
   const b = Buffer.from(p.buffer, p.byteOffset, p.byteLength)
   const flags = b[0]!
   const rawLen = b.readUInt32LE(1)
@@ -169,6 +174,96 @@ export function recordField(p: Parts, key: string): string | null {
   // A field that was itself a reference (or held the mark's character): read from the whole record.
   if (p.delta === undefined || (typeof v === 'string' && v.includes(MARK))) v = (JSON.parse(p.body) as Record<string, unknown>)[key]
   return typeof v === 'string' ? v : null
+}
+
+/**
+ * Schema 5 keeps a session's consecutive rows together: a block is the
+ * uncompressed rows (each a BLOB above without its codec byte) after a
+ * count and their end offsets (u32 LE), compressed as one, so a session
+ * costs one compression context per block instead of one per row, and
+ * what rows share (keys, paths, the same tool names) is compressed once
+ * (docs/performance.md, "Size: blocks of rows").
+ */
+export const BLOCK_BYTES = 64 * 1024
+
+/** Rows gathered into one block; `seal` gives its BLOB, with the codec byte first as a row's. */
+export class BlockBuilder {
+  readonly rows: Uint8Array[] = []
+  bytes = 0
+
+  /** Adds a row (its uncompressed bytes) and returns its index in the block. */
+  add(plain: Uint8Array): number {
+    this.rows.push(plain)
+    this.bytes += plain.length
+    return this.rows.length - 1
+  }
+
+  get full(): boolean {
+    return this.bytes >= BLOCK_BYTES
+  }
+
+  seal(codec = CODEC): Uint8Array {
+    const n = this.rows.length
+    const plain = Buffer.allocUnsafe(4 + 4 * n + this.bytes)
+    plain.writeUInt32LE(n, 0)
+    let at = 4 + 4 * n
+    for (let i = 0; i < n; i++) {
+      const r = this.rows[i]!
+      plain.set(r, at)
+      at += r.length
+      plain.writeUInt32LE(at - 4 - 4 * n, 4 + 4 * i)
+    }
+    if (plain.length < MIN_COMPRESS) codec = CODEC_NONE
+    if (codec === CODEC_NONE) return Buffer.concat([Buffer.from([CODEC_NONE]), plain])
+    const c = codec === CODEC_ZSTD ? zstdCompress(plain) : zlib.deflateRawSync(plain, { level: BLOCK_DEFLATE_LEVEL })
+    const out = Buffer.allocUnsafe(c.length + 1)
+    out[0] = codec
+    c.copy(out, 1)
+    return out
+  }
+}
+
+/**
+ * Deflate's level for blocks (Node 20): 6 costs about what level 1 did row by row and saves a
+ * further 7% (docs/performance.md); zstd keeps its default level 3.
+ */
+const BLOCK_DEFLATE_LEVEL = 6
+
+/** A block's rows, uncompressed: `row(i)` is the i-th row's bytes (for `unpackPlain`). */
+export class Block {
+  private readonly b: Buffer
+  private readonly n: number
+
+  constructor(data: Uint8Array) {
+    const p = inflate(data)
+    this.b = Buffer.from(p.buffer, p.byteOffset, p.byteLength)
+    this.n = this.b.readUInt32LE(0)
+  }
+
+  get length(): number {
+    return this.n
+  }
+
+  row(i: number): Uint8Array {
+    if (!(i >= 0 && i < this.n)) throw new Error(`row ${i} is not in its block (${this.n} rows)`)
+    const base = 4 + 4 * this.n
+    const start = i === 0 ? 0 : this.b.readUInt32LE(4 + 4 * (i - 1))
+    const end = this.b.readUInt32LE(4 + 4 * i)
+    return this.b.subarray(base + start, base + end)
+  }
+}
+
+/** A row's uncompressed bytes from its BLOB (an uncompressed one, CODEC_NONE, as the row makers hand them on, costs nothing). */
+export function plainOf(data: Uint8Array): Uint8Array {
+  return inflate(data)
+}
+
+/** Whether two rows' uncompressed bytes hold the same parts (equal bytes, or equal once unpacked). */
+export function samePlain(a: Uint8Array, b: Uint8Array): boolean {
+  if (Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)) return true
+  const x = unpackPlain(a)
+  const y = unpackPlain(b)
+  return x.body === y.body && x.native === y.native && x.raw === y.raw
 }
 
 /** Whether two BLOBs hold the same parts (equal bytes, or equal once unpacked: another codec, another Node). */
