@@ -191,9 +191,9 @@ export class BlockBuilder {
   readonly rows: Uint8Array[] = []
   bytes = 0
 
-  /** Adds a row (its uncompressed bytes) and returns its index in the block. */
+  /** Adds a row (its uncompressed bytes, copied: a reader thread's batch buffer is handed back) and returns its index in the block. */
   add(plain: Uint8Array): number {
-    this.rows.push(plain)
+    this.rows.push(Buffer.from(plain))
     this.bytes += plain.length
     return this.rows.length - 1
   }

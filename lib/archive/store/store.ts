@@ -404,7 +404,13 @@ export class ArchiveWriter {
     const b = this.block
     if (!b) return
     this.block = null
-    if (b.rows.length > 0) this.st.insertBlock.run(this.bid, b.seal())
+    if (b.rows.length === 0) return
+    try {
+      this.st.insertBlock.run(this.bid, b.seal())
+    } catch (err) {
+      // Rows already point at this block: the run must end (and roll back), not skip one session and commit them.
+      throw lockError(this.path, err, this.waitMs) ?? new FerryError(`cannot write a block of the archive: ${(err as Error).message}`, { code: 'db-error', position: { file: this.path }, cause: err })
+    }
   }
 
   /**
