@@ -1,17 +1,18 @@
 /**
- * How a record is kept in the archive (schema 4): one BLOB per record
- * holding its three stored parts (the record as JSON without `native`, its
- * native pass without the source line, and that line as it came),
- * compressed together. The record's long strings are nearly always the
- * source line's own text (a message, a tool output), so they are stored
- * once: inside the record as a reference to where the line holds the same
- * JSON text, put back on reading. Before schema 4 each part was a column of
- * its own and the same text was kept two or three times (see
- * docs/performance.md, "archive storage").
+ * How a record is kept in the archive: its three stored parts (the record
+ * as JSON without `native`, its native pass without the source line, and
+ * that line as it came) packed into one run of bytes. The record's long
+ * strings are nearly always the source line's own text (a message, a tool
+ * output), so they are stored once: inside the record as a reference to
+ * where the line holds the same JSON text, put back on reading. Before
+ * schema 4 each part was a column of its own and the same text was kept two
+ * or three times (see docs/performance.md, "archive storage").
  *
- * The first byte names the codec, per row, so an archive can mix them and
- * any Node reads any row: zstd where Node has it (22.15+, 23.8+), else
- * deflate (Node 20, which reads zstd rows with fzstd).
+ * Schema 4 compressed each row alone (`packParts`: a codec byte, then the
+ * row); schema 5 compresses a session's consecutive rows together
+ * (`BlockBuilder`, `Block`). The first byte names the codec, so an archive
+ * can mix them and any Node reads any row: zstd where Node has it (22.15+,
+ * 23.8+), else deflate (Node 20, which reads zstd with fzstd).
  */
 import zlib from 'node:zlib'
 import { decompress as fzstdDecompress } from 'fzstd'
