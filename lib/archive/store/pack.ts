@@ -225,10 +225,10 @@ export class BlockBuilder {
 }
 
 /**
- * Deflate's level for blocks (Node 20): 6 costs about what level 1 did row by row and saves a
- * further 7% (docs/performance.md); zstd keeps its default level 3.
+ * Deflate's level for blocks (Node 20): 5 costs about what level 1 did row by row (1.4 CPU-s for the bench's 97 MB) and saves
+ * a further 7%; 6 costs 0.2 CPU-s more for 0.1 MB (docs/performance.md). zstd keeps its default level 3.
  */
-const BLOCK_DEFLATE_LEVEL = 6
+const BLOCK_DEFLATE_LEVEL = 5
 
 /** A block's rows, uncompressed: `row(i)` is the i-th row's bytes (for `unpackPlain`). */
 export class Block {
