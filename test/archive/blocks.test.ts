@@ -133,3 +133,32 @@ t.test('an id read twice in one session, commits inside a session, and a rolled-
   t.ok((db.prepare('SELECT max(bid) AS b FROM blocks').get() as { b: number }).b > before.top, 'a new block number')
   invariants(t, db, 'after a rollback')
 })
+
+t.test('a session archived a few records at a time (a hook after every turn) fills its last block, not one block per run', async (t) => {
+  const path = join(tempDir(t), 'archive.db')
+  const db = openArchive(path)
+  t.teardown(() => db.close())
+  const all: FerryRecord[] = []
+  const blocksOf = () => db.prepare('SELECT DISTINCT bid FROM records WHERE sid = ? ORDER BY bid').pluck().all(SID) as number[]
+  for (let turn = 0; turn < 8; turn++) {
+    all.push(rec(2 * turn), rec(2 * turn + 1))
+    // Each run reads the whole session; the second of the two records of turn 3 was rewritten since.
+    if (turn === 3) all[1] = rec(1, 1)
+    write(db, path, all)
+    t.same(texts(await read(db)), texts(all), `turn ${turn}: every record as it is now`)
+  }
+  const bids = blocksOf()
+  t.equal(bids.length, 1, `16 records of about 5 KB, written in 8 runs, in ${bids.length} block`)
+  invariants(t, db, 'after 8 runs')
+  // Past 64 KB the block is written full and the next one takes the rest; a later run fills that one, and leaves the full one as it is.
+  for (let i = 16; i < 40; i++) all.push(rec(i))
+  write(db, path, all)
+  const two = blocksOf()
+  t.equal(two.length, 2, `40 records in ${two.length} blocks`)
+  all.push(rec(40), rec(41))
+  write(db, path, all)
+  const after = blocksOf()
+  t.ok(after.length === 2 && after[0] === two[0] && after[1]! > two[1]!, `the full block kept, the last one filled further (${two.join(', ')} → ${after.join(', ')})`)
+  t.same(texts(await read(db)), texts(all))
+  invariants(t, db, 'past one block')
+})

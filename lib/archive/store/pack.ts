@@ -245,6 +245,11 @@ export class Block {
     return this.n
   }
 
+  /** Its uncompressed size, offsets included. */
+  get bytes(): number {
+    return this.b.length
+  }
+
   row(i: number): Uint8Array {
     if (!(i >= 0 && i < this.n)) throw new Error(`row ${i} is not in its block (${this.n} rows)`)
     const base = 4 + 4 * this.n

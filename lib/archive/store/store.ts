@@ -11,7 +11,7 @@ import { FerryError } from '../../errors.js'
 import type { ArchiveDb } from './db.js'
 import { blockOf, forgetBlock, lastBlockId, lockError, partsColumns, partsOf, type StoredRow } from './db.js'
 import { indexedText } from './text.js'
-import { BlockBuilder, CODEC_NONE, packParts, plainOf, samePlain, unpackPlain } from './pack.js'
+import { BLOCK_BYTES, BlockBuilder, CODEC_NONE, packParts, plainOf, samePlain, unpackPlain } from './pack.js'
 import { readableOf } from '../../io/drain.js'
 import { badRow, pageOrThrow } from './damage.js'
 
@@ -170,6 +170,8 @@ export class ArchiveWriter {
   private lastBid = 0
   /** Blocks of the open session that a rewritten record left: deleted at its end if no record points at them any more. */
   private left = new Set<number>()
+  /** Whether the open session's last block was looked at (to be filled further: see `addRow`). */
+  private tailSeen = false
   private readonly st
 
   constructor(private readonly db: ArchiveDb, private readonly path: string, private readonly waitMs = 30_000) {
@@ -203,6 +205,9 @@ export class ArchiveWriter {
       insertBlock: db.prepare('INSERT INTO blocks(bid, data) VALUES (?, ?)'),
       blocksOf: db.prepare('SELECT DISTINCT bid FROM records WHERE sid = ?').pluck(),
       dropBlock: db.prepare('DELETE FROM blocks WHERE bid = ?'),
+      lastBlock: db.prepare('SELECT max(bid) FROM records WHERE sid = ? AND bid <> ?').pluck(),
+      moveBlock: db.prepare('UPDATE records SET bid = ? WHERE sid = ? AND bid = ?'),
+      moveRow: db.prepare('UPDATE records SET bidx = ? WHERE rid = ?'),
       touch: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1 WHERE rid = ?'),
       touchActive: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1, ver = ? WHERE rid = ?'),
     }
@@ -323,6 +328,7 @@ export class ArchiveWriter {
     // A block holds one session's rows.
     this.sealBlock()
     this.left.clear()
+    this.tailSeen = false
     const row = this.st.session.get(header.sid) as { r: number }
     this.ftsLater(-row.r, existed, header.title || header.cwd ? ['', '', header.title ?? '', header.cwd ?? ''] : null)
     this.sid = header.sid
@@ -353,12 +359,13 @@ export class ArchiveWriter {
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
     const block = this.openBlock()
     const plain = plainOf(data)
-    const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, this.bid, block.rows.length)
+    const at = block.rows.length
+    const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, this.bid, at)
     const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; bid: number; bidx: number; active: number; ord: number })
     const indexed = text.length > 0 || tools !== ''
     if (!old) {
-      block.add(plain)
-      if (block.full) this.sealBlock()
+      const i = this.addRow(plain)
+      if (i !== at) this.st.moveRow.run(i, ins.lastInsertRowid)
       if (indexed) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
       this.counts.added++
       this.pending++
@@ -376,10 +383,10 @@ export class ArchiveWriter {
     }
     if (next) {
       // Rewritten in place: into the session's block being filled; the old row stays in its block until none of that block's rows is left.
-      const into = this.openBlock()
       if (old.bid !== this.bid) this.left.add(old.bid)
-      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, this.bid, into.add(next), old.rid)
-      if (into.full) this.sealBlock()
+      const bid = this.openBlock() && this.bid
+      const i = this.addRow(next)
+      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, bid, i, old.rid)
       this.ftsLater(old.rid, true, indexed ? [asString(text), tools, '', ''] : null)
       this.counts.changed++
     } else {
@@ -397,6 +404,33 @@ export class ArchiveWriter {
       this.bid = ++this.lastBid
     }
     return this.block
+  }
+
+  /**
+   * Adds a row to the open session's block and returns its index there; the block is written once
+   * full. The first row an already archived session gets also takes in its last block when that is
+   * not full (its rows keep their indexes and point at the new block; the old one is deleted): a
+   * session archived a few records at a time (an agent's hook after every turn) would otherwise end
+   * up as many small blocks, compressed almost row by row.
+   */
+  private addRow(plain: Uint8Array): number {
+    const block = this.openBlock()
+    if (!this.tailSeen && !this.fresh && block.rows.length === 0) {
+      this.tailSeen = true
+      const last = this.st.lastBlock.get(this.sid, this.bid) as number | null
+      if (last !== null) {
+        const tail = blockOf(this.db, last)
+        if (tail.bytes < BLOCK_BYTES) {
+          for (let i = 0; i < tail.length; i++) block.add(tail.row(i))
+          this.st.moveBlock.run(this.bid, this.sid, last)
+          this.st.dropBlock.run(last)
+          this.left.delete(last)
+        }
+      }
+    }
+    const i = block.add(plain)
+    if (block.full) this.sealBlock()
+    return i
   }
 
   /** Writes the block being filled (at its size, the session's end, and before every commit: never half a block). */
