@@ -311,7 +311,7 @@ export async function exportArchive(db: ArchiveDb, opts: ExportOptions): Promise
       let parent: unknown
       let body: string
       try {
-        const p = partsOf(r)
+        const p = partsOf(r, db)
         body = p.body
         parent = r.kind === 'message' ? recordField(p, 'parent') : null
         native = nativeJson(p.native, p.raw)

@@ -129,7 +129,7 @@ export function search(db: ArchiveDb, query: string, opts: SearchOptions = {}): 
   const parts = db.prepare(`SELECT ${partsColumns(db)} FROM records WHERE rid = ?`)
   const body = (rid: number): string | null => {
     const r = parts.get(rid) as StoredRow | undefined
-    return r ? partsOf(r).body : null
+    return r ? partsOf(r, db).body : null
   }
   const snips = snippets(query, rows.length, (i) => {
     const r = rows[i]!

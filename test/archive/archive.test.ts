@@ -257,7 +257,7 @@ t.test('Parquet export read back by DuckDB; incremental; JSON lines too', async 
   const byHarness = await rows(`SELECT harness, count(*)::INTEGER AS n FROM ${recGlob} GROUP BY harness ORDER BY harness`)
   t.same(byHarness, query(db, 'SELECT s.harness, count(*) AS n FROM records r JOIN sessions s ON s.sid = r.sid GROUP BY s.harness ORDER BY s.harness'), 'per harness partition')
   t.same(await rows(`SELECT title, month FROM ${sesGlob} WHERE sid = 'claude-code:${CLAUDE}'`), [{ title: 'Fix the red build', month: '2026-11' }], 'a session row and its month partition')
-  const one = queryParts<{ id: string; body: string; native: string; raw: string }>(db, "SELECT id, data FROM records WHERE kind = 'message' ORDER BY rid LIMIT 1")[0]!
+  const one = queryParts<{ id: string; body: string; native: string; raw: string }>(db, "SELECT id, bid, bidx FROM records WHERE kind = 'message' ORDER BY rid LIMIT 1")[0]!
   const got = await rows(`SELECT sid, kind, role, record, native FROM ${recGlob} WHERE id = '${one.id}'`)
   t.equal(got.length, 1)
   t.same(JSON.parse(String(got[0]!.record)), JSON.parse(one.body), 'the record as archived')

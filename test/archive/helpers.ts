@@ -2,7 +2,8 @@
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { unpackParts } from '../../lib/archive/store/pack.js'
+import { packParts, unpackParts } from '../../lib/archive/store/pack.js'
+import { partsOf } from '../../lib/archive/store/db.js'
 import { FIXTURE, FIXTURES, ferry, gen, sampleHome, tempDir } from '../kit.js'
 
 export const CLAUDE = FIXTURE.claudeCode.feature
@@ -35,12 +36,54 @@ export function query<T = Record<string, unknown>>(db: string, sql: string, ...a
   }
 }
 
-/** `query`, each row's packed record (`data`) given as the body, native and raw it holds (store/pack.ts). */
+/** `query`, each row's stored parts (selected as `bid, bidx`, or `data` in a schema 4 archive) given as the body, native and raw it holds (store/pack.ts). */
 export function queryParts<T = Record<string, unknown>>(db: string, sql: string, ...args: unknown[]): T[] {
-  return query(db, sql, ...args).map((r) => {
-    const { data, ...rest } = r as { data?: unknown }
-    return (data instanceof Uint8Array ? { ...rest, ...unpackParts(data) } : r) as T
+  const d = new Database(db, { readonly: true })
+  try {
+    return (d.prepare(sql).all(...args) as Record<string, unknown>[]).map((r) => {
+      const { data, bid, bidx, ...rest } = r as { data?: unknown; bid?: number; bidx?: number }
+      if (bid !== undefined) return { ...rest, ...partsOf({ bid, bidx }, d) } as T
+      return (data instanceof Uint8Array ? { ...rest, ...unpackParts(data) } : r) as T
+    })
+  } finally {
+    d.close()
+  }
+}
+
+/**
+ * Rewrites an archive this ferry made into the layout of schema 4, as main
+ * at 4173d6b wrote it: its records table (that DDL, verbatim) with each
+ * record's parts in one BLOB, compressed alone by the codec this Node
+ * writes (`packParts` has not changed), and no blocks.
+ */
+export function toSchema4(db: Database.Database): void {
+  // Read first, then written: a SQL function cannot read blocks on the connection its query holds.
+  const rows = (db.prepare('SELECT rid, id, sid, ord, kind, role, ts, tools, active, seen, ver, bid, bidx FROM records ORDER BY rid').all() as Array<Record<string, unknown> & { bid: number; bidx: number }>).map(({ bid, bidx, ...r }) => {
+    const p = partsOf({ bid, bidx }, db)
+    return { ...r, data: packParts(p.body, p.native, p.raw) }
   })
+  db.exec(`BEGIN;
+    CREATE TABLE records_v4 (
+      rid INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      sid TEXT NOT NULL,
+      ord INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      role TEXT,
+      ts TEXT,
+      tools TEXT,
+      active INTEGER NOT NULL DEFAULT 1,
+      seen INTEGER NOT NULL DEFAULT 0,
+      ver INTEGER NOT NULL DEFAULT 0,
+      data BLOB NOT NULL
+    );`)
+  const ins = db.prepare('INSERT INTO records_v4 VALUES (@rid, @id, @sid, @ord, @kind, @role, @ts, @tools, @active, @seen, @ver, @data)')
+  for (const r of rows) ins.run(r)
+  db.exec(`DROP TABLE records; ALTER TABLE records_v4 RENAME TO records; DROP TABLE blocks; DELETE FROM sqlite_sequence WHERE name = 'blocks';
+    CREATE INDEX records_sid ON records(sid, ord, rid);
+    CREATE INDEX records_filter ON records(rid, sid, role, ts, tools);
+    UPDATE meta SET value = '4' WHERE key = 'schema';
+    COMMIT; VACUUM`)
 }
 
 /**
@@ -52,6 +95,7 @@ export function queryParts<T = Record<string, unknown>>(db: string, sql: string,
  * docs/performance.md, "archive storage").
  */
 export function toSchema3(db: Database.Database): void {
+  toSchema4(db)
   db.function('parts_of', (data: unknown) => JSON.stringify(unpackParts(data as Uint8Array)))
   db.exec(`BEGIN;
     CREATE TABLE records_v3 (

@@ -77,7 +77,7 @@ t.test('an archive made by schema 1 (source lines inside native, words kept in t
   const up = openArchive(path)
   const again = await syncArchive(ctx, up, path, sources)
   t.same(again.records, { added: 0, changed: 0 }, 'upgraded in place; nothing re-added')
-  t.same(up.prepare("SELECT value FROM meta WHERE key = 'schema'").get(), { value: '4' })
+  t.same(up.prepare("SELECT value FROM meta WHERE key = 'schema'").get(), { value: '5' })
   t.match(ftsSql(up), /content=''/, 'the index rebuilt contentless')
   t.same(matches(up), oldMatches, 'with the words the old index held')
   const root = up.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'fts_data'").pluck().get()

@@ -16,7 +16,7 @@ fileTimeout(t, 10 * 60_000)
 /** Everything an archive holds that does not depend on when it was made. */
 function contents(db: string) {
   return {
-    records: queryParts(db, 'SELECT rid, id, sid, ord, kind, role, ts, tools, active, data FROM records ORDER BY rid'),
+    records: queryParts(db, 'SELECT rid, id, sid, ord, kind, role, ts, tools, active, bid, bidx FROM records ORDER BY rid'),
     sessions: query(db, 'SELECT sid, harness, native_id, cwd, title, header, end_rec, info, message_count, record_count, fingerprint, src_path, src_size, src_head, parent, parent_kind FROM sessions ORDER BY sid'),
     links: query(db, 'SELECT * FROM links ORDER BY rowid'),
     index: ['hello', 'error', 'test', 'read', 'bash', 'config'].map((w) => query(db, 'SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid', w)),

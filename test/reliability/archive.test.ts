@@ -79,7 +79,9 @@ t.test('item 9: a record that does not decode costs that record, located, in exp
   const total = (d.prepare('SELECT count(*) AS n FROM records').get() as { n: number }).n
   // Schema 4 keeps a record's parts in one packed BLOB (`data`); older schemas in text columns.
   const packed = (d.prepare("SELECT count(*) AS n FROM pragma_table_info('records') WHERE name = 'data'").get() as { n: number }).n === 1
-  if (packed) d.prepare('UPDATE records SET data = ? WHERE rid = ?').run(Buffer.from('\x00garbage that is no packed record'), victim.rid)
+  // Schema 5: the record points at a row its block does not have.
+  if ((d.prepare("SELECT count(*) AS n FROM pragma_table_info('records') WHERE name = 'bid'").get() as { n: number }).n === 1) d.prepare('UPDATE records SET bidx = 99999 WHERE rid = ?').run(victim.rid)
+  else if (packed) d.prepare('UPDATE records SET data = ? WHERE rid = ?').run(Buffer.from('\x00garbage that is no packed record'), victim.rid)
   else d.prepare('UPDATE records SET body = ?, native = ? WHERE rid = ?').run('{"kind":"message", garbage', '{not json', victim.rid)
   d.close()
   const out = join(tempDir(t), 'x')

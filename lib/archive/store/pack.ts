@@ -1,17 +1,18 @@
 /**
- * How a record is kept in the archive (schema 4): one BLOB per record
- * holding its three stored parts (the record as JSON without `native`, its
- * native pass without the source line, and that line as it came),
- * compressed together. The record's long strings are nearly always the
- * source line's own text (a message, a tool output), so they are stored
- * once: inside the record as a reference to where the line holds the same
- * JSON text, put back on reading. Before schema 4 each part was a column of
- * its own and the same text was kept two or three times (see
- * docs/performance.md, "archive storage").
+ * How a record is kept in the archive: its three stored parts (the record
+ * as JSON without `native`, its native pass without the source line, and
+ * that line as it came) packed into one run of bytes. The record's long
+ * strings are nearly always the source line's own text (a message, a tool
+ * output), so they are stored once: inside the record as a reference to
+ * where the line holds the same JSON text, put back on reading. Before
+ * schema 4 each part was a column of its own and the same text was kept two
+ * or three times (see docs/performance.md, "archive storage").
  *
- * The first byte names the codec, per row, so an archive can mix them and
- * any Node reads any row: zstd where Node has it (22.15+, 23.8+), else
- * deflate (Node 20, which reads zstd rows with fzstd).
+ * Schema 4 compressed each row alone (`packParts`: a codec byte, then the
+ * row); schema 5 compresses a session's consecutive rows together
+ * (`BlockBuilder`, `Block`). The first byte names the codec, so an archive
+ * can mix them and any Node reads any row: zstd where Node has it (22.15+,
+ * 23.8+), else deflate (Node 20, which reads zstd with fzstd).
  */
 import zlib from 'node:zlib'
 import { decompress as fzstdDecompress } from 'fzstd'
@@ -137,7 +138,8 @@ function zstdCompress(b: Uint8Array): Buffer {
 /** Whether this Node writes zstd rows (else deflate). */
 export const writesZstd = nativeZstd
 
-function inflate(data: Uint8Array): Uint8Array {
+/** A BLOB's payload, uncompressed (its first byte names the codec). */
+export function inflate(data: Uint8Array): Uint8Array {
   const codec = data[0]
   const rest = data.subarray(1)
   if (codec === CODEC_NONE) return rest
@@ -148,7 +150,11 @@ function inflate(data: Uint8Array): Uint8Array {
 
 /** The stored parts back from a row's BLOB. */
 export function unpackParts(data: Uint8Array): Parts {
-  const p = inflate(data)
+  return unpackPlain(inflate(data))
+}
+
+/** The stored parts back from a row's uncompressed bytes (a BLOB without its codec byte, or a block's slot). */
+export function unpackPlain(p: Uint8Array): Parts {
   const b = Buffer.from(p.buffer, p.byteOffset, p.byteLength)
   const flags = b[0]!
   const rawLen = b.readUInt32LE(1)
@@ -169,6 +175,101 @@ export function recordField(p: Parts, key: string): string | null {
   // A field that was itself a reference (or held the mark's character): read from the whole record.
   if (p.delta === undefined || (typeof v === 'string' && v.includes(MARK))) v = (JSON.parse(p.body) as Record<string, unknown>)[key]
   return typeof v === 'string' ? v : null
+}
+
+/**
+ * Schema 5 keeps a session's consecutive rows together: a block is the
+ * uncompressed rows (each a BLOB above without its codec byte) after a
+ * count and their end offsets (u32 LE), compressed as one, so a session
+ * costs one compression context per block instead of one per row, and
+ * what rows share (keys, paths, the same tool names) is compressed once
+ * (docs/performance.md, "Size: blocks of rows").
+ */
+export const BLOCK_BYTES = 64 * 1024
+
+/** Rows gathered into one block; `seal` gives its BLOB, with the codec byte first as a row's. */
+export class BlockBuilder {
+  readonly rows: Uint8Array[] = []
+  bytes = 0
+
+  /** Adds a row (its uncompressed bytes, copied: a reader thread's batch buffer is handed back) and returns its index in the block. */
+  add(plain: Uint8Array): number {
+    this.rows.push(Buffer.from(plain))
+    this.bytes += plain.length
+    return this.rows.length - 1
+  }
+
+  get full(): boolean {
+    return this.bytes >= BLOCK_BYTES
+  }
+
+  seal(codec = CODEC): Uint8Array {
+    const n = this.rows.length
+    const plain = Buffer.allocUnsafe(4 + 4 * n + this.bytes)
+    plain.writeUInt32LE(n, 0)
+    let at = 4 + 4 * n
+    for (let i = 0; i < n; i++) {
+      const r = this.rows[i]!
+      plain.set(r, at)
+      at += r.length
+      plain.writeUInt32LE(at - 4 - 4 * n, 4 + 4 * i)
+    }
+    if (plain.length < MIN_COMPRESS) codec = CODEC_NONE
+    if (codec === CODEC_NONE) return Buffer.concat([Buffer.from([CODEC_NONE]), plain])
+    const c = codec === CODEC_ZSTD ? zstdCompress(plain) : zlib.deflateRawSync(plain, { level: BLOCK_DEFLATE_LEVEL })
+    const out = Buffer.allocUnsafe(c.length + 1)
+    out[0] = codec
+    c.copy(out, 1)
+    return out
+  }
+}
+
+/**
+ * Deflate's level for blocks (Node 20): 5 costs about what level 1 did row by row (1.4 CPU-s for the bench's 97 MB) and saves
+ * a further 7%; 6 costs 0.2 CPU-s more for 0.1 MB (docs/performance.md). zstd keeps its default level 3.
+ */
+const BLOCK_DEFLATE_LEVEL = 5
+
+/** A block's rows, uncompressed: `row(i)` is the i-th row's bytes (for `unpackPlain`). */
+export class Block {
+  private readonly b: Buffer
+  private readonly n: number
+
+  constructor(data: Uint8Array) {
+    const p = inflate(data)
+    this.b = Buffer.from(p.buffer, p.byteOffset, p.byteLength)
+    this.n = this.b.readUInt32LE(0)
+  }
+
+  get length(): number {
+    return this.n
+  }
+
+  /** Its uncompressed size, offsets included. */
+  get bytes(): number {
+    return this.b.length
+  }
+
+  row(i: number): Uint8Array {
+    if (!(i >= 0 && i < this.n)) throw new Error(`row ${i} is not in its block (${this.n} rows)`)
+    const base = 4 + 4 * this.n
+    const start = i === 0 ? 0 : this.b.readUInt32LE(4 + 4 * (i - 1))
+    const end = this.b.readUInt32LE(4 + 4 * i)
+    return this.b.subarray(base + start, base + end)
+  }
+}
+
+/** A row's uncompressed bytes from its BLOB (an uncompressed one, CODEC_NONE, as the row makers hand them on, costs nothing). */
+export function plainOf(data: Uint8Array): Uint8Array {
+  return inflate(data)
+}
+
+/** Whether two rows' uncompressed bytes hold the same parts (equal bytes, or equal once unpacked). */
+export function samePlain(a: Uint8Array, b: Uint8Array): boolean {
+  if (Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)) return true
+  const x = unpackPlain(a)
+  const y = unpackPlain(b)
+  return x.body === y.body && x.native === y.native && x.raw === y.raw
 }
 
 /** Whether two BLOBs hold the same parts (equal bytes, or equal once unpacked: another codec, another Node). */

@@ -9,9 +9,9 @@ import { Readable } from 'node:stream'
 import type { EndRec, FerryRecord, NativePass, SessionRec } from '../../model.js'
 import { FerryError } from '../../errors.js'
 import type { ArchiveDb } from './db.js'
-import { lockError, partsColumns, partsOf, type StoredRow } from './db.js'
+import { blockOf, forgetBlock, lastBlockId, lockError, partsColumns, partsOf, type StoredRow } from './db.js'
 import { indexedText } from './text.js'
-import { packParts, samePacked, unpackParts } from './pack.js'
+import { BLOCK_BYTES, BlockBuilder, CODEC_NONE, packParts, plainOf, samePlain, unpackPlain } from './pack.js'
 import { readableOf } from '../../io/drain.js'
 import { badRow, pageOrThrow } from './damage.js'
 
@@ -30,7 +30,10 @@ export interface Row {
   ts: string | null
   /** Tool names used or answered, space-separated ('' for none). */
   tools: string
-  /** The record's stored parts, packed (pack.ts): made where the row is made, a reader thread as a rule. */
+  /**
+   * The record's stored parts, packed (pack.ts) but not compressed: made where the row is made, a
+   * reader thread as a rule; the writer compresses a session's rows together, by blocks.
+   */
   data: Uint8Array
   /** Whether it was read with its native pass (a native-less stream keeps what was stored of the source). */
   hasNative: boolean
@@ -59,7 +62,7 @@ export class RowMaker {
 
   row(rec: FerryRecord): Row {
     const { body, native, raw } = storedParts(rec)
-    const data = packParts(body, native, raw)
+    const data = packParts(body, native, raw, CODEC_NONE)
     const { text, tools: names } = indexedText(rec)
     let tools = names
     if (rec.kind === 'message') {
@@ -160,6 +163,15 @@ export class ArchiveWriter {
   /** Records written since the last commit. */
   pending = 0
   private ftsPending: Array<{ rowid: number; replace: boolean; cols: [string, string, string, string] | null }> = []
+  /** The open session's block being filled (rows already point at it; written at `sealBlock`, always before a commit). */
+  private block: BlockBuilder | null = null
+  private bid = 0
+  /** The last block number given (taken under the write lock at each begin). */
+  private lastBid = 0
+  /** Blocks of the open session that a rewritten record left: deleted at its end if no record points at them any more. */
+  private left = new Set<number>()
+  /** Whether the open session's last block was looked at (to be filled further: see `addRow`). */
+  private tailSeen = false
   private readonly st
 
   constructor(private readonly db: ArchiveDb, private readonly path: string, private readonly waitMs = 30_000) {
@@ -187,9 +199,15 @@ export class ArchiveWriter {
       ftsDel: db.prepare('DELETE FROM fts WHERE rowid = ?'),
       // CAST: row text may come as UTF-8 bytes (see RowText); it is stored and indexed as text all the same.
       ftsIns: db.prepare('INSERT INTO fts(rowid, text, tools, title, cwd) VALUES (?, CAST(? AS TEXT), ?, ?, ?)'),
-      get: db.prepare('SELECT rid, sid, data, active, ord FROM records WHERE id = ?'),
-      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, data) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
-      update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, data = ? WHERE rid = ?'),
+      get: db.prepare('SELECT rid, sid, bid, bidx, active, ord FROM records WHERE id = ?'),
+      insert: db.prepare('INSERT INTO records(id, sid, ord, kind, role, ts, tools, active, seen, ver, bid, bidx) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING'),
+      update: db.prepare('UPDATE records SET ord = ?, kind = ?, role = ?, ts = ?, tools = ?, active = 1, seen = ?, ver = ?, bid = ?, bidx = ? WHERE rid = ?'),
+      insertBlock: db.prepare('INSERT INTO blocks(bid, data) VALUES (?, ?)'),
+      blocksOf: db.prepare('SELECT DISTINCT bid FROM records WHERE sid = ?').pluck(),
+      dropBlock: db.prepare('DELETE FROM blocks WHERE bid = ?'),
+      lastBlock: db.prepare('SELECT max(bid) FROM records WHERE sid = ? AND bid <> ?').pluck(),
+      moveBlock: db.prepare('UPDATE records SET bid = ? WHERE sid = ? AND bid = ?'),
+      moveRow: db.prepare('UPDATE records SET bidx = ? WHERE rid = ?'),
       touch: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1 WHERE rid = ?'),
       touchActive: db.prepare('UPDATE records SET ord = ?, seen = ?, active = 1, ver = ? WHERE rid = ?'),
     }
@@ -207,6 +225,7 @@ export class ArchiveWriter {
     if (this.inTx) return
     this.exec('BEGIN IMMEDIATE')
     this.inTx = true
+    this.lastBid = lastBlockId(this.db)
     // Taken under the write lock, so two runs never share a version (export relies on versions only growing).
     if (this.ver === 0) {
       this.ver = topVersion(this.db) + 1
@@ -238,6 +257,7 @@ export class ArchiveWriter {
 
   commit(): void {
     if (!this.inTx) return
+    this.sealBlock()
     this.flushFts()
     this.exec('COMMIT')
     this.inTx = false
@@ -246,6 +266,9 @@ export class ArchiveWriter {
 
   rollback(): void {
     this.ftsPending = []
+    this.block = null
+    this.left.clear()
+    forgetBlock(this.db)
     if (!this.inTx) return
     try {
       this.db.exec('ROLLBACK')
@@ -302,6 +325,10 @@ export class ArchiveWriter {
       ver: this.ver,
     })
     if (p?.sid) this.st.link.run(header.sid, p.sid, p.kind, p.tool_use_id ?? null, p.agent_id ?? null, p.at ?? null)
+    // A block holds one session's rows.
+    this.sealBlock()
+    this.left.clear()
+    this.tailSeen = false
     const row = this.st.session.get(header.sid) as { r: number }
     this.ftsLater(-row.r, existed, header.title || header.cwd ? ['', '', header.title ?? '', header.cwd ?? ''] : null)
     this.sid = header.sid
@@ -330,25 +357,36 @@ export class ArchiveWriter {
     const ord = this.ord++
     if (kind === 'message') this.messages++
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
-    const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, data)
-    const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; data: Uint8Array; active: number; ord: number })
+    const block = this.openBlock()
+    const plain = plainOf(data)
+    const at = block.rows.length
+    const ins = this.st.insert.run(id, sid, ord, kind, role, ts, tools || null, this.gen, this.ver, this.bid, at)
+    const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; bid: number; bidx: number; active: number; ord: number })
     const indexed = text.length > 0 || tools !== ''
     if (!old) {
+      const i = this.addRow(plain)
+      if (i !== at) this.st.moveRow.run(i, ins.lastInsertRowid)
       if (indexed) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
       this.counts.added++
       this.pending++
       return
     }
     if (old.sid !== sid) throw new FerryError(`record id ${id} is already archived in session ${old.sid}`, { code: 'invalid-input' })
+    // The stored row: from the block being filled when it is there (an id seen twice in one read).
+    const was = old.bid === this.bid && this.block ? this.block.rows[old.bidx]! : blockOf(this.db, old.bid).row(old.bidx)
     // Read without native (convert --to archive of a native-less stream): what was kept of the source stays.
     let next: Uint8Array | null = null
-    if (hasNative) next = samePacked(old.data, data) ? null : data
+    if (hasNative) next = samePlain(was, plain) ? null : plain
     else {
-      const [was, now] = [unpackParts(old.data), unpackParts(data)]
-      if (was.body !== now.body) next = packParts(now.body, was.native, was.raw)
+      const [w, now] = [unpackPlain(was), unpackPlain(plain)]
+      if (w.body !== now.body) next = packParts(now.body, w.native, w.raw, CODEC_NONE).subarray(1)
     }
     if (next) {
-      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, next, old.rid)
+      // Rewritten in place: into the session's block being filled; the old row stays in its block until none of that block's rows is left.
+      if (old.bid !== this.bid) this.left.add(old.bid)
+      const bid = this.openBlock() && this.bid
+      const i = this.addRow(next)
+      this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, bid, i, old.rid)
       this.ftsLater(old.rid, true, indexed ? [asString(text), tools, '', ''] : null)
       this.counts.changed++
     } else {
@@ -359,6 +397,56 @@ export class ArchiveWriter {
     this.pending++
   }
 
+  /** The open session's block being filled (a new one, numbered, when there is none). */
+  private openBlock(): BlockBuilder {
+    if (!this.block) {
+      this.block = new BlockBuilder()
+      this.bid = ++this.lastBid
+    }
+    return this.block
+  }
+
+  /**
+   * Adds a row to the open session's block and returns its index there; the block is written once
+   * full. The first row an already archived session gets also takes in its last block when that is
+   * not full (its rows keep their indexes and point at the new block; the old one is deleted): a
+   * session archived a few records at a time (an agent's hook after every turn) would otherwise end
+   * up as many small blocks, compressed almost row by row.
+   */
+  private addRow(plain: Uint8Array): number {
+    const block = this.openBlock()
+    if (!this.tailSeen && !this.fresh && block.rows.length === 0) {
+      this.tailSeen = true
+      const last = this.st.lastBlock.get(this.sid, this.bid) as number | null
+      if (last !== null) {
+        const tail = blockOf(this.db, last)
+        if (tail.bytes < BLOCK_BYTES) {
+          for (let i = 0; i < tail.length; i++) block.add(tail.row(i))
+          this.st.moveBlock.run(this.bid, this.sid, last)
+          this.st.dropBlock.run(last)
+          this.left.delete(last)
+        }
+      }
+    }
+    const i = block.add(plain)
+    if (block.full) this.sealBlock()
+    return i
+  }
+
+  /** Writes the block being filled (at its size, the session's end, and before every commit: never half a block). */
+  private sealBlock(): void {
+    const b = this.block
+    if (!b) return
+    this.block = null
+    if (b.rows.length === 0) return
+    try {
+      this.st.insertBlock.run(this.bid, b.seal())
+    } catch (err) {
+      // Rows already point at this block: the run must end (and roll back), not skip one session and commit them.
+      throw lockError(this.path, err, this.waitMs) ?? new FerryError(`cannot write a block of the archive: ${(err as Error).message}`, { code: 'db-error', position: { file: this.path }, cause: err })
+    }
+  }
+
   /**
    * Closes the open session. `complete`: the whole source was read, so
    * records not seen now are off today's active branch; and the
@@ -367,6 +455,12 @@ export class ArchiveWriter {
   finishSession(end: EndRec | undefined, opts: { complete: boolean; fingerprint?: string | null }): SessionCounts {
     const sid = this.sid
     if (!sid) return this.counts
+    this.sealBlock()
+    if (this.left.size > 0) {
+      const used = new Set(this.st.blocksOf.all(sid) as number[])
+      for (const bid of this.left) if (!used.has(bid)) this.st.dropBlock.run(bid)
+      this.left.clear()
+    }
     // A new session's counts are known here; scanning its records again would cost as much as writing them.
     const fresh = this.fresh && this.counts.changed === 0 && this.counts.same === 0
     if (opts.complete && !fresh) this.st.inactive.run(this.ver, sid, this.gen)
@@ -515,7 +609,7 @@ export async function* archivedRecords(db: ArchiveDb, sid: string, opts: ReadArc
     for (const r of rows) {
       let rec: FerryRecord & { branch?: { active?: boolean }; native?: unknown }
       try {
-        const p = partsOf(r)
+        const p = partsOf(r, db)
         rec = JSON.parse(p.body) as typeof rec
         if (withNative && (p.native !== null || p.raw !== null)) rec.native = nativeOf(p.native, p.raw)
       } catch (err) {
