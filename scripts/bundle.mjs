@@ -11,7 +11,7 @@
 // resolves the same relative paths from any of them. The library entry
 // (dist/lib/index.js) stays unbundled. Native addons stay external: they are
 // loaded from node_modules at run time.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -71,6 +71,30 @@ const lazyPackages = {
     })
   },
 }
+/**
+ * The harnesses' code in one chunk: lib/harness/manifest.ts imports each harness's index.js on its first use, and
+ * esbuild would make every such import an entry of its own, splitting the shared harness code into a chunk per set
+ * of harnesses that use it (~100 files). Here each of those imports resolves to one module that re-exports every
+ * harness, so the first load brings one chunk; `ferry search` and `ls --archive`, which load none, open none of it
+ * (docs/performance.md, "Harness facts apart from harness code (issue #49)").
+ */
+const harnessDir = join(root, 'dist/lib/harness')
+const SPLIT = process.env.FERRY_HARNESS_SPLIT ?? 'one'
+const harnessChunk = {
+  name: 'harness-chunk',
+  setup(b) {
+    if (SPLIT === 'each') return
+    b.onResolve({ filter: /^\.\/[^/]+\/index\.js$/ }, (a) => {
+      if (a.kind !== 'dynamic-import' || a.importer !== join(harnessDir, 'manifest.js')) return undefined
+      if (SPLIT === 'alone' && a.path === './archive/index.js') return undefined
+      return { path: join(harnessDir, 'harnesses'), namespace: 'harness-chunk' }
+    })
+    b.onLoad({ filter: /.*/, namespace: 'harness-chunk' }, () => {
+      const folders = readdirSync(harnessDir).filter((d) => existsSync(join(harnessDir, d, 'index.js')) && !(SPLIT === 'alone' && d === 'archive'))
+      return { contents: folders.map((d) => `export * from './${d}/index.js'`).join('\n'), resolveDir: harnessDir, loader: 'js' }
+    })
+  },
+}
 const dist = join(root, 'dist')
 const ours = (f) => f === 'ferry.mjs' || /^ferry-.*\.mjs$/.test(f)
 const built = await build({
@@ -80,7 +104,7 @@ const built = await build({
   chunkNames: 'ferry-[name]-[hash]',
   outExtension: { '.js': '.mjs' },
   bundle: true,
-  plugins: [lazyPackages],
+  plugins: [lazyPackages, harnessChunk],
   platform: 'node',
   format: 'esm',
   target: 'node20',
