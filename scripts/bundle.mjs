@@ -72,27 +72,29 @@ const lazyPackages = {
   },
 }
 /**
- * The harnesses' code in one chunk: lib/harness/manifest.ts imports each harness's index.js on its first use, and
- * esbuild would make every such import an entry of its own, splitting the shared harness code into a chunk per set
- * of harnesses that use it (~100 files). Here each of those imports resolves to one module that re-exports every
- * harness, so the first load brings one chunk; `ferry search` and `ls --archive`, which load none, open none of it
- * (docs/performance.md, "Harness facts apart from harness code (issue #49)").
+ * Harness code in two lazy chunks. lib/harness/manifest.ts imports each harness's index.js on first use; esbuild
+ * makes every such import an entry of its own and splits the code they share into a chunk per set of harnesses
+ * (98 files, slower to open than to compile). Here each of those imports resolves to one module that re-exports
+ * every harness, except a harness that holds copies of the others (the archive): `ls --archive`, `cat --archive`
+ * and `stats --archive` load it alone, so it keeps its own entry. `ferry search` loads neither.
+ * Measured (docs/performance.md, "Harness facts apart from harness code (issue #49)"): one entry per harness,
+ * all in one, and this; this was the fastest for `search` and `ls --archive` and as fast for the rest.
  */
 const harnessDir = join(root, 'dist/lib/harness')
-const SPLIT = process.env.FERRY_HARNESS_SPLIT ?? 'one'
+const { manifest } = await import(pathToFileURL(join(harnessDir, 'manifest.js')).href)
+const alone = new Set(manifest.filter((h) => h.holdsCopies).map((h) => `./${h.id}/index.js`))
 const harnessChunk = {
   name: 'harness-chunk',
   setup(b) {
-    if (SPLIT === 'each') return
     b.onResolve({ filter: /^\.\/[^/]+\/index\.js$/ }, (a) => {
-      if (a.kind !== 'dynamic-import' || a.importer !== join(harnessDir, 'manifest.js')) return undefined
-      if (SPLIT === 'alone' && a.path === './archive/index.js') return undefined
+      if (a.kind !== 'dynamic-import' || a.importer !== join(harnessDir, 'manifest.js') || alone.has(a.path)) return undefined
       return { path: join(harnessDir, 'harnesses'), namespace: 'harness-chunk' }
     })
-    b.onLoad({ filter: /.*/, namespace: 'harness-chunk' }, () => {
-      const folders = readdirSync(harnessDir).filter((d) => existsSync(join(harnessDir, d, 'index.js')) && !(SPLIT === 'alone' && d === 'archive'))
-      return { contents: folders.map((d) => `export * from './${d}/index.js'`).join('\n'), resolveDir: harnessDir, loader: 'js' }
-    })
+    b.onLoad({ filter: /.*/, namespace: 'harness-chunk' }, () => ({
+      contents: manifest.filter((h) => !alone.has(`./${h.id}/index.js`)).map((h) => `export * from './${h.id}/index.js'`).join('\n'),
+      resolveDir: harnessDir,
+      loader: 'js',
+    }))
   },
 }
 const dist = join(root, 'dist')
