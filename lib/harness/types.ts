@@ -1,8 +1,9 @@
 /**
  * The harness contract: what every agent format implements so the CLI and
  * the library can discover, read and write its sessions the same way. A
- * harness folder's index.ts is one `defineHarness({...})` call; the
- * registry lists them, and everything that names harnesses (ids, `--to`
+ * harness folder's meta.ts is one `defineMeta({...})` call (its light
+ * facts) and its index.ts one `defineHarness(meta, {...})`; manifest.ts
+ * lists them, and everything that names harnesses (ids, `--to`
  * choices, help, the `--home` variable list, the test matrix) is derived
  * from that list.
  */
