@@ -17,9 +17,9 @@ import { matches, noMatch, selectedHarnesses, selectionFrom, selectionWords } fr
 import { requireHome, type Args } from './options.js'
 import { readableOf } from '../io/drain.js'
 import { salvageRecords } from './salvage.js'
-
-/** Stands for `-` during parsing (lib/cli/argv.ts). */
 import { STDIN_SENTINEL } from './argv.js'
+
+// Stands for `-` during parsing; defined with the parser (argv.ts), which loads no reader.
 export { STDIN_SENTINEL }
 
 export function selectionOptions<T>(y: Argv<T>): Argv<T> {

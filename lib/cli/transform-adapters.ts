@@ -116,7 +116,7 @@ const filterAdapter: TransformAdapter = {
     const stage = makeStage()
     let counts: FilterCount = { sessions: 0, messages: 0, records: 0 }
     stage.once('count', (c: FilterCount) => (counts = c))
-    // The readers load with the first input read, not with the parser (docs/performance.md, "A light harness manifest").
+    // The readers load with the first input read, not with the parser (docs/performance.md, "Harness facts apart from harness code").
     const { openSources } = await import('./sources.js')
     const { source } = await openSources(ctx, argv, { native: false })
     await pipeline(source, stage, new Writable({ objectMode: true, write: (_r, _e, cb) => cb() }))
