@@ -11,7 +11,7 @@
 // resolves the same relative paths from any of them. The library entry
 // (dist/lib/index.js) stays unbundled. Native addons stay external: they are
 // loaded from node_modules at run time.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -71,6 +71,32 @@ const lazyPackages = {
     })
   },
 }
+/**
+ * Harness code in two lazy chunks. lib/harness/manifest.ts imports each harness's index.js on first use; esbuild
+ * makes every such import an entry of its own and splits the code they share into a chunk per set of harnesses
+ * (98 files, slower to open than to compile). Here each of those imports resolves to one module that re-exports
+ * every harness, except a harness that holds copies of the others (the archive): `ls --archive`, `cat --archive`
+ * and `stats --archive` load it alone, so it keeps its own entry. `ferry search` loads neither.
+ * Measured (docs/performance.md, "Harness facts apart from harness code (issue #49)"): one entry per harness,
+ * all in one, and this; this was the fastest for `search` and `ls --archive` and as fast for the rest.
+ */
+const harnessDir = join(root, 'dist/lib/harness')
+const { manifest } = await import(pathToFileURL(join(harnessDir, 'manifest.js')).href)
+const alone = new Set(manifest.filter((h) => h.holdsCopies).map((h) => `./${h.id}/index.js`))
+const harnessChunk = {
+  name: 'harness-chunk',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/[^/]+\/index\.js$/ }, (a) => {
+      if (a.kind !== 'dynamic-import' || a.importer !== join(harnessDir, 'manifest.js') || alone.has(a.path)) return undefined
+      return { path: join(harnessDir, 'harnesses'), namespace: 'harness-chunk' }
+    })
+    b.onLoad({ filter: /.*/, namespace: 'harness-chunk' }, () => ({
+      contents: manifest.filter((h) => !alone.has(`./${h.id}/index.js`)).map((h) => `export * from './${h.id}/index.js'`).join('\n'),
+      resolveDir: harnessDir,
+      loader: 'js',
+    }))
+  },
+}
 const dist = join(root, 'dist')
 const ours = (f) => f === 'ferry.mjs' || /^ferry-.*\.mjs$/.test(f)
 const built = await build({
@@ -80,7 +106,7 @@ const built = await build({
   chunkNames: 'ferry-[name]-[hash]',
   outExtension: { '.js': '.mjs' },
   bundle: true,
-  plugins: [lazyPackages],
+  plugins: [lazyPackages, harnessChunk],
   platform: 'node',
   format: 'esm',
   target: 'node20',

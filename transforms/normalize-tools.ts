@@ -15,7 +15,7 @@ import type { Transform } from 'node:stream'
 import { sourceHarness, type Block, type MessageRec, type ToolUseBlock } from '../lib/model.js'
 import { toCanonical, toNative, vocabularyOf } from '../lib/vocabulary/index.js'
 import { mapRecords } from '../lib/io/pipeline.js'
-import { getHarness, storeHarnesses } from '../lib/harness/registry.js'
+import { harnessEntry as getHarness, storeEntries as storeHarnesses } from '../lib/harness/manifest.js'
 import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
 import { withBlocks } from './util.js'
 

@@ -5,11 +5,11 @@
  * file), and the stores `ferry archive` may copy.
  */
 import { FerryError, UsageError } from '../errors.js'
-import { getHarness, harnesses, storeHarnesses } from '../harness/registry.js'
+import { harnessEntry as getHarness, manifest as harnesses, storeEntries as storeHarnesses, type HarnessEntry } from '../harness/manifest.js'
 import type { Harness } from '../harness/types.js'
 
-/** The store that holds copies of the others (the archive). */
-export function archiveHarness(): Harness {
+/** The store that holds copies of the others (the archive), from the light manifest: `load()` brings its reader and discovery. */
+export function archiveHarness(): HarnessEntry {
   const h = harnesses.find((x) => x.holdsCopies)
   if (!h) throw new FerryError('no archive store is registered', { code: 'internal' })
   return h
@@ -21,10 +21,12 @@ export function archiveFlag(): string {
 }
 
 /** The stores `ferry archive` copies: every readable, listable store that is not itself a copy. */
-export function archivableHarnesses(names: unknown): Harness[] {
-  const all = storeHarnesses().filter((h) => h.discover && h.read && !h.holdsCopies)
-  if (!Array.isArray(names) || names.length === 0) return all
-  const list = names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()))
-  for (const h of list) if (!all.includes(h)) throw new UsageError(`${h.name} (${h.id}) cannot be archived (archivable: ${all.map((x) => x.id).join(', ')})`)
-  return list
+export async function archivableHarnesses(names: unknown): Promise<Harness[]> {
+  const all = storeHarnesses().filter((h) => h.lists && h.reads && !h.holdsCopies)
+  let list = all
+  if (Array.isArray(names) && names.length > 0) {
+    list = names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()))
+    for (const h of list) if (!all.includes(h)) throw new UsageError(`${h.name} (${h.id}) cannot be archived (archivable: ${all.map((x) => x.id).join(', ')})`)
+  }
+  return Promise.all(list.map((h) => h.load()))
 }

@@ -10,6 +10,9 @@ import { didYouMean, UsageError } from '../errors.js'
 const TIME_FLAGS = new Set(['--since', '--until'])
 const NEGATIVE_SPAN = /^-\d+\s*[mhdw]$/
 
+/** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). Here, not in sources.ts, so the parser needs no reader. */
+export const STDIN_SENTINEL = '\u0000stdin'
+
 /** The index of the command word: the first word that is neither an option nor a global option's value. */
 export function commandIndex(args: string[], valueFlags: ReadonlySet<string>): number {
   for (let i = 0; i < args.length; i++) {

@@ -8,7 +8,7 @@
  * on the line is honoured). An empty answer lets the shell complete file names.
  */
 import yargs, { type Argv, type CommandModule } from 'yargs'
-import { harnesses, listable, readable, writable } from '../harness/registry.js'
+import { manifest as harnesses, listableEntries as listable, readableEntries as readable, writableEntries as writable } from '../harness/manifest.js'
 import { contextFrom, globalValueFlags, storeOptions, type Args } from './options.js'
 import { commandIndex } from './argv.js'
 
@@ -118,9 +118,10 @@ async function sessionKeys(words: string[], cur: string): Promise<string[]> {
   const out: string[] = []
   const colon = cur.indexOf(':')
   const only = colon > 0 ? cur.slice(0, colon) : undefined
-  for (const h of listable()) {
-    if (!h.read || (only && h.id !== only)) continue
+  for (const e of listable()) {
+    if (!e.reads || (only && e.id !== only)) continue
     try {
+      const h = await e.load()
       for await (const s of h.discover!(ctx, {})) if (s.sid.startsWith(cur) || s.id.startsWith(cur)) out.push(s.sid)
     } catch {
       // A store that cannot be listed offers nothing; completion never fails.

@@ -10,8 +10,8 @@ import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../context.js'
 import { Diagnostics } from '../diagnostics.js'
 import { UsageError } from '../errors.js'
-import { harnesses, storeEnvVars } from '../harness/registry.js'
-import { flagName, type Flag, type Harness } from '../harness/types.js'
+import { manifest as harnesses, storeEnvVars, type HarnessEntry } from '../harness/manifest.js'
+import { flagName, type Flag } from '../harness/types.js'
 
 export type Args = Record<string, unknown>
 
@@ -50,7 +50,7 @@ export function storeOptions<T>(y: Argv<T>): Argv<T> {
 }
 
 interface NamedFlag {
-  harness: Harness
+  harness: HarnessEntry
   key: string
   name: string
   flag: Flag

@@ -4,8 +4,8 @@
  * `archive`, `search`), and which harnesses `--harness`/`--from` name.
  */
 import { FerryError, UsageError } from '../errors.js'
-import { getHarness, harnesses } from '../harness/registry.js'
-import type { SessionInfo } from '../harness/types.js'
+import { harnessEntry, listableEntries } from '../harness/manifest.js'
+import type { Harness, SessionInfo } from '../harness/types.js'
 import { cwdMatcher, parseTime, sessionTime } from '../query/select.js'
 import type { Args } from './options.js'
 
@@ -54,10 +54,12 @@ export function sinceOption(argv: Args): number | undefined {
   return selectionFrom(argv).since
 }
 
-/** The harnesses `--harness`/`--from` name (comma lists too), or every listable one that is not a copy. */
-export function selectedHarnesses(names: unknown): typeof harnesses {
-  if (!Array.isArray(names) || names.length === 0) return harnesses.filter((h) => h.discover && !h.holdsCopies)
-  const list = names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()))
-  for (const h of list) if (!h.discover) throw new UsageError(`${h.name} (${h.id}) cannot list sessions yet`)
-  return list
+/** The harnesses `--harness`/`--from` name (comma lists too), or every listable one that is not a copy (their modules loaded). */
+export async function selectedHarnesses(names: unknown): Promise<Harness[]> {
+  let list = listableEntries()
+  if (Array.isArray(names) && names.length > 0) {
+    list = names.flatMap((n) => String(n).split(',')).map((n) => harnessEntry(n.trim()))
+    for (const h of list) if (!h.lists) throw new UsageError(`${h.name} (${h.id}) cannot list sessions yet`)
+  }
+  return Promise.all(list.map((h) => h.load()))
 }

@@ -17,9 +17,10 @@ import { matches, noMatch, selectedHarnesses, selectionFrom, selectionWords } fr
 import { requireHome, type Args } from './options.js'
 import { readableOf } from '../io/drain.js'
 import { salvageRecords } from './salvage.js'
+import { STDIN_SENTINEL } from './argv.js'
 
-/** Stands for `-` during parsing: yargs drops a lone `-` from variadic positionals (yargs#1312). */
-export const STDIN_SENTINEL = '\u0000stdin'
+// Stands for `-` during parsing; defined with the parser (argv.ts), which loads no reader.
+export { STDIN_SENTINEL }
 
 export function selectionOptions<T>(y: Argv<T>): Argv<T> {
   return y
@@ -53,7 +54,8 @@ export async function resolveSources(ctx: StoreContext, argv: Args): Promise<Res
   else if (Array.isArray(from) && from.length > 0) {
     if (refs.length) throw new UsageError('give REFs or --from, not both')
     const filter = selectionFrom(argv)
-    for (const h of selectedHarnesses(from)) {
+    const hs = await selectedHarnesses(from)
+    for (const h of hs) {
       if (!h.read) throw new UsageError(`${h.name} (${h.id}) cannot be read yet`)
       // Sub-agents come with their parent's read, so they are not listed on their own.
       for await (const s of h.discover!(ctx, { all: Boolean(argv.all) })) {
@@ -62,7 +64,7 @@ export async function resolveSources(ctx: StoreContext, argv: Args): Promise<Res
       }
     }
     // Silence and exit 0 would read as success (and `--out FILE` would be left empty): say so, exit 1, write nothing.
-    if (resolved.length === 0) throw noMatch(`no sessions matched ${selectionWords(argv, 'from')} (stores looked at: ${selectedHarnesses(from).map((h) => `${h.id} ${h.root(ctx)}`).join(', ')})`)
+    if (resolved.length === 0) throw noMatch(`no sessions matched ${selectionWords(argv, 'from')} (stores looked at: ${hs.map((h) => `${h.id} ${h.root(ctx)}`).join(', ')})`)
   } else {
     if (refs.length === 0) {
       if (process.stdin.isTTY) throw new UsageError('no session given: name one (harness:id, a path) or pipe a stream into - ')
@@ -75,7 +77,7 @@ export async function resolveSources(ctx: StoreContext, argv: Args): Promise<Res
 
 /** `cat`/`convert --archive`: the REFs (harness:id, id, prefix) or every session of `--from` harnesses, as archived. */
 async function archivedRefs(ctx: StoreContext, argv: Args, refs: string[]): Promise<ResolvedRef[]> {
-  const a = archiveHarness()
+  const a = await archiveHarness().load()
   const from = Array.isArray(argv.from) ? argv.from.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
   if (from.length && refs.length) throw new UsageError('give REFs or --from, not both')
   if (!from.length && !refs.length) throw new UsageError(`name the archived sessions to read (harness:id), or --from HARNESS`)

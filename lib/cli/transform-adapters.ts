@@ -12,7 +12,6 @@ import type { StoreContext } from '../context.js'
 import { Redactor, TextRedactor } from '../redact/engine.js'
 import type { FilterCount, RedactFinding, RedactReport } from '../../transforms/index.js'
 import { defineOptions, type OptionSchema } from '../../transforms/spec.js'
-import { openSources } from './sources.js'
 import type { Args } from './options.js'
 
 /** Option values by schema key (library and CLI options together). */
@@ -117,6 +116,8 @@ const filterAdapter: TransformAdapter = {
     const stage = makeStage()
     let counts: FilterCount = { sessions: 0, messages: 0, records: 0 }
     stage.once('count', (c: FilterCount) => (counts = c))
+    // The readers load with the first input read, not with the parser (docs/performance.md, "Harness facts apart from harness code").
+    const { openSources } = await import('./sources.js')
     const { source } = await openSources(ctx, argv, { native: false })
     await pipeline(source, stage, new Writable({ objectMode: true, write: (_r, _e, cb) => cb() }))
     process.stdout.write(`sessions ${counts.sessions}\nmessages ${counts.messages}\nrecords ${counts.records}\n`)

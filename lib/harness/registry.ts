@@ -1,45 +1,32 @@
 /**
- * Every harness ferry knows. Adding a harness: a folder lib/harness/<id>/
- * whose index.ts is one `defineHarness({...})` call, and one line in the
- * list below. Everything that names harnesses (ids, `--to` choices, help,
- * the `--home` variable list, the test matrix) is derived from this list.
+ * Every harness ferry knows, loaded: the list is manifest.ts's (one line
+ * per harness there), and importing this module loads each one's code.
+ * Commands that list, read or write import it; the parser and the short
+ * commands read manifest.ts alone (docs/performance.md, "Harness facts
+ * apart from harness code (issue #49)").
  */
-import { didYouMean, UsageError } from '../errors.js'
-import { registerVocabularies } from '../vocabulary/registry.js'
+import { FerryError } from '../errors.js'
+import { harnessEntry, harnessSummary as summary, isHarnessId as known, manifest, storeEnvVars as envVars, type HarnessId } from './manifest.js'
 import type { Harness } from './types.js'
-import { claudeCode } from './claude-code/index.js'
-import { codex } from './codex/index.js'
-import { opencode } from './opencode/index.js'
-import { grok } from './grok/index.js'
-import { gemini } from './gemini/index.js'
-import { qwen } from './qwen/index.js'
-import { cursor } from './cursor/index.js'
-import { zcode } from './zcode/index.js'
-import { copilot } from './copilot/index.js'
-import { pi } from './pi/index.js'
-import { kilo } from './kilo/index.js'
-import { ferry } from './ferry/index.js'
-import { archive } from './archive/index.js'
 
-const list = [claudeCode, codex, opencode, grok, cursor, zcode, copilot, pi, gemini, qwen, kilo, ferry, archive] as const
+export type { HarnessId } from './manifest.js'
 
-/** A registered harness id. */
-export type HarnessId = (typeof list)[number]['id']
-
-export const harnesses: readonly Harness[] = list as unknown as readonly Harness[]
+// No harness module imports this one (a cycle through this await would never settle): they are loaded here, at once.
+export const harnesses: readonly Harness[] = await Promise.all(manifest.map((e) => e.load()))
 
 const byId = new Map<string, Harness>(harnesses.map((h) => [h.id, h]))
 
-registerVocabularies(harnesses.map((h) => [h.id, h.tools]))
+// A harness is its meta and its parts (defineHarness); its entry names it by the same id.
+for (const [i, h] of harnesses.entries()) {
+  if (h.id !== manifest[i]!.id) throw new FerryError(`lib/harness/manifest.ts: the line for ${manifest[i]!.id} loads ${h.id}`, { code: 'internal' })
+}
 
 export function isHarnessId(id: string): id is HarnessId {
-  return byId.has(id)
+  return known(id)
 }
 
 export function getHarness(id: string): Harness {
-  const h = byId.get(id)
-  if (!h) throw new UsageError(`unknown harness "${id}"${didYouMean(id, harnesses.map((x) => x.id))} (known: ${harnesses.map((x) => x.id).join(', ')})`)
-  return h
+  return byId.get(harnessEntry(id).id)!
 }
 
 /** The interchange stream harness (kind `stream`). */
@@ -59,12 +46,10 @@ export const listable = (): Harness[] => harnesses.filter((h) => h.discover && !
 
 /** Every variable that moves some store; `--home` clears them all. */
 export function storeEnvVars(): string[] {
-  return harnesses.flatMap((h) => h.store.envVars)
+  return envVars()
 }
 
 /** One line for help texts: which harnesses read and write, which are not implemented yet. */
 export function harnessSummary(): string {
-  const ready = harnesses.filter((h) => h.read || h.sink).map((h) => (h.kind === 'stream' ? `${h.id} (the interchange stream)` : h.id))
-  const notYet = harnesses.filter((h) => !h.read && !h.sink).map((h) => h.id)
-  return `Harnesses: ${ready.join(', ')}${notYet.length ? `; known, not implemented yet: ${notYet.join(', ')}` : ''}.`
+  return summary()
 }

@@ -1,15 +1,16 @@
 /**
  * The harness contract: what every agent format implements so the CLI and
  * the library can discover, read and write its sessions the same way. A
- * harness folder's index.ts is one `defineHarness({...})` call; the
- * registry lists them, and everything that names harnesses (ids, `--to`
+ * harness folder's meta.ts is one `defineMeta({...})` call (its light
+ * facts) and its index.ts one `defineHarness(meta, {...})`; manifest.ts
+ * lists them, and everything that names harnesses (ids, `--to`
  * choices, help, the `--home` variable list, the test matrix) is derived
  * from that list.
  */
 import type { Readable, Writable } from 'node:stream'
 import type { Locator, NativePass, NativeRec, Usage } from '../model.js'
 import type { StoreContext } from '../context.js'
-import { asFerryError } from '../errors.js'
+import { asFerryError, FerryError } from '../errors.js'
 import type { ToolVocabulary } from '../vocabulary/types.js'
 
 /** What discovery knows about a session, found cheaply (no full parse). */
@@ -240,8 +241,36 @@ export interface Harness<Id extends string = string, RF extends Flags = Flags, W
   root(ctx: StoreContext): string
 }
 
-/** The one way to declare a harness: its folder's index.ts is this call. */
-export function defineHarness<const Id extends string, RF extends Flags = {}, WF extends Flags = {}>(spec: HarnessSpec<Id, RF, WF>): Harness<Id, RF, WF> {
+/** The contract's parts a harness may lack: `discover` (listing), `read` (a source), `sink` (a writer). */
+export type HarnessPart = 'discover' | 'read' | 'sink'
+
+/** The facts of a harness that need none of its code: its folder's meta.ts gives them, defineHarness takes them. */
+type MetaKeys = 'id' | 'name' | 'kind' | 'holdsCopies' | 'store' | 'resumeHint' | 'outIsStore' | 'oneSessionPerFile' | 'independentSessions' | 'readFlags' | 'writeFlags' | 'tools'
+
+/**
+ * A harness's light facts (its folder's `meta.ts`): what option parsing, `--help`, error messages, `ferry search`
+ * and `ferry ls --archive` need, from files that load no reader, writer or discovery (lib/harness/manifest.ts).
+ */
+export interface HarnessMeta<Id extends string = string, RF extends Flags = Flags, WF extends Flags = Flags> extends Pick<HarnessSpec<Id, RF, WF>, MetaKeys> {
+  /** Which of the optional parts its index.ts gives (defineHarness checks), so a listing knows without loading them. */
+  parts: readonly HarnessPart[]
+}
+
+/** The rest of a harness: its code (index.ts imports it from the folder's other files). */
+export type HarnessParts<RF extends Flags = Flags, WF extends Flags = Flags> = Omit<HarnessSpec<string, RF, WF>, MetaKeys>
+
+/** A folder's meta.ts is this call. */
+export function defineMeta<const Id extends string, RF extends Flags = {}, WF extends Flags = {}>(meta: HarnessMeta<Id, RF, WF>): HarnessMeta<Id, RF, WF> {
+  return meta
+}
+
+/** The one way to declare a harness: its folder's index.ts is this call, of its meta and its parts. */
+export function defineHarness<const Id extends string, RF extends Flags = {}, WF extends Flags = {}>(meta: HarnessMeta<Id, RF, WF>, parts: HarnessParts<RF, WF>): Harness<Id, RF, WF> {
+  const { parts: declared, ...facts } = meta
+  const spec: HarnessSpec<Id, RF, WF> = { ...facts, ...parts }
+  for (const p of ['discover', 'read', 'sink'] as const) {
+    if (declared.includes(p) !== Boolean(spec[p])) throw new FerryError(`lib/harness/${meta.id}/meta.ts: parts ${declared.includes(p) ? 'names' : 'leaves out'} ${p}, index.ts ${spec[p] ? 'gives' : 'does not give'} it`, { code: 'internal' })
+  }
   const prefix = `${spec.id}/`
   return {
     ...spec,

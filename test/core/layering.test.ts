@@ -129,6 +129,7 @@ t.test('harness folders stand alone', async (t) => {
 /** The one form of a harness folder (lib/harness/README.md): these files, each with its part of the contract. */
 const FORM: Record<string, string[]> = {
   'index.ts': [],
+  'meta.ts': ['meta'],
   'paths.ts': ['store'],
   'flags.ts': ['readFlags', 'writeFlags', 'ReadOpts', 'WriteOpts'],
   'discover.ts': ['discover', 'resolve'],

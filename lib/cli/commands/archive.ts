@@ -49,7 +49,7 @@ export async function handler(argv: Args): Promise<void> {
   const opts = { ...(typeof argv.db === 'string' ? { db: resolve(argv.db) } : {}), ...(typeof argv.home === 'string' ? { home: resolve(argv.home) } : {}) }
   if (argv.installService) return serviceReport(await installService(ctx, opts), 'installed')
   if (argv.uninstallService) return serviceReport(uninstallService(ctx, {}), 'removed')
-  const sources = archivableHarnesses(argv.harness)
+  const sources = await archivableHarnesses(argv.harness)
   const since = sinceOption(argv)
   const wait = Number(argv.wait)
   if (!Number.isFinite(wait) || wait < 0) throw new UsageError(`--wait: not a number of seconds: ${String(argv.wait)}`)
@@ -83,7 +83,7 @@ export async function handler(argv: Args): Promise<void> {
 }
 
 /** `--session` refs as sessions of archivable stores; a sub-agent's ref archives its parent, which carries it. */
-async function sessionsOf(ctx: ReturnType<typeof contextFrom>, refs: string[], sources: ReturnType<typeof archivableHarnesses>): Promise<NonNullable<SyncFilter['sessions']>> {
+async function sessionsOf(ctx: ReturnType<typeof contextFrom>, refs: string[], sources: Awaited<ReturnType<typeof archivableHarnesses>>): Promise<NonNullable<SyncFilter['sessions']>> {
   const out: NonNullable<SyncFilter['sessions']> = []
   for (const ref of refs) {
     let r = await resolveRef(ctx, ref)
@@ -94,7 +94,7 @@ async function sessionsOf(ctx: ReturnType<typeof contextFrom>, refs: string[], s
   return out
 }
 
-async function watch(ctx: ReturnType<typeof contextFrom>, argv: Args, path: string, sources: ReturnType<typeof archivableHarnesses>, wait: number): Promise<void> {
+async function watch(ctx: ReturnType<typeof contextFrom>, argv: Args, path: string, sources: Awaited<ReturnType<typeof archivableHarnesses>>, wait: number): Promise<void> {
   const stop = new AbortController()
   const onSignal = () => stop.abort()
   process.once('SIGINT', onSignal)

@@ -1,7 +1,7 @@
 /** `ferry ls`: the sessions of every harness (or --harness) as a table or JSON lines; with `--archive`, the archived ones. */
 import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
-import { getHarness } from '../../harness/registry.js'
+import { harnessEntry as getHarness } from '../../harness/manifest.js'
 import type { Harness, SessionInfo } from '../../harness/types.js'
 import type { StoreContext } from '../../context.js'
 import { archiveFlag, archiveHarness } from '../archive-options.js'
@@ -36,7 +36,7 @@ export async function handler(argv: Args): Promise<void> {
   if (argv[archiveFlag()]) return lsArchive(argv)
   requireHome(argv)
   const ctx = contextFrom(argv)
-  const hs = selectedHarnesses(argv.harness)
+  const hs = await selectedHarnesses(argv.harness)
   const filter = selectionFrom(argv)
   const limit = argv.limit
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit: not a whole number: ${String(limit)}`)
@@ -104,7 +104,7 @@ function noneFound(argv: Args, ctx: StoreContext, hs: readonly Harness[]): Error
 /** `ferry ls --archive`: the archived sessions, with the same columns and filters, plus whether the source is gone. */
 async function lsArchive(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
-  const a = archiveHarness()
+  const a = await archiveHarness().load()
   const names = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
   const filter = selectionFrom(argv)
   const limit = argv.limit

@@ -66,14 +66,14 @@ function inWindow(s: SessionInfo, sel: SessionSelection): boolean {
 }
 
 async function* live(ctx: StoreContext, names: unknown, sel: SessionSelection): AsyncIterable<StatsSource> {
-  for (const h of selectedHarnesses(names)) {
+  for (const h of await selectedHarnesses(names)) {
     if (!h.read) continue
     for await (const s of h.discover!(ctx, { all: true })) if (inWindow(s, sel)) yield { reader: h, session: s }
   }
 }
 
 async function* archived(ctx: StoreContext, names: unknown, sel: SessionSelection): AsyncIterable<StatsSource> {
-  const a = archiveHarness()
+  const a = await archiveHarness().load()
   const only = Array.isArray(names) ? names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
   for await (const s of a.discover!(ctx, { all: true })) {
     if (only.length && !only.includes(s.harness)) continue

@@ -11,7 +11,6 @@ import { pipeline } from '../../io/pipeline.js'
 import { contextFrom, type Args } from '../options.js'
 import { finishDiagnostics, stdoutStage } from '../output.js'
 import { salvageThrough } from '../salvage.js'
-import { openSources } from '../sources.js'
 import { addSchemaOptions, commandSchema, createStage, optionsFrom, type CliTransform } from '../transforms.js'
 
 export function transformCommand(t: CliTransform): CommandModule<object, Args> {
@@ -29,6 +28,8 @@ export function transformCommand(t: CliTransform): CommandModule<object, Args> {
       if (t.command && (await t.command(optionsFrom(commandSchema(t), argv), argv, ctx, stage))) return finishDiagnostics(ctx.diagnostics)
       // The stage first: a bad option is a usage error before any input is read.
       const transform = stage()
+      // The readers load with the first input read, not with the parser (docs/performance.md, "Harness facts apart from harness code").
+      const { openSources } = await import('../sources.js')
       const opened = await openSources(ctx, argv, { native: true })
       const { source, failure } = salvageThrough(opened.source, [transform])
       await pipeline(source, stringify(), stdoutStage())

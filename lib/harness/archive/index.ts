@@ -8,19 +8,13 @@
  * "Archive and search", and docs/formats/archive.md.
  */
 import { defineHarness } from '../types.js'
-import { store } from './paths.js'
-import { readFlags, writeFlags } from './flags.js'
+import { meta } from './meta.js'
 import { discover, resolve } from './discover.js'
 import { ownsNative, read } from './source.js'
 import { sink } from './sink.js'
-import { tools } from './tools.js'
 
-export const archive = defineHarness({
-  id: 'archive',
-  name: 'ferry archive',
-  kind: 'store',
-  holdsCopies: true,
+export const archive = defineHarness(meta, {
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  discover, resolve, read, sink,
   ownsNative,
 })

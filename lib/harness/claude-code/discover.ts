@@ -13,7 +13,7 @@ import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import { readHead, type LineContext } from '../../io/line-file.js'
 import { cachedInfos } from '../discovery-cache.js'
-import { readMeta } from './meta.js'
+import { readMeta } from './session-meta.js'
 import { HARNESS, projectsDir, store } from './paths.js'
 
 /**

@@ -27,7 +27,7 @@ import {
 import type { SessionInfo } from '../types.js'
 import { type ActiveChain, CHAIN_TYPES, buildIndex, ChainIndex } from './chain.js'
 import { HARNESS, sideDir } from './paths.js'
-import { readMeta, type SessionMeta } from './meta.js'
+import { readMeta, type SessionMeta } from './session-meta.js'
 import { lineStart } from '../../io/json-bytes.js'
 import { blocksFromContent, stopFromNative, usageFromNative } from './blocks.js'
 import { isCaveat, isReminder, parseCommand, parseCommandOutput, plainText } from './text.js'

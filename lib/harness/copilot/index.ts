@@ -4,20 +4,14 @@
  * (sub-agents interleaved, told apart by `agentId`). See docs/formats/copilot.md.
  */
 import { defineHarness } from '../types.js'
-import { store } from './paths.js'
-import { readFlags, writeFlags } from './flags.js'
+import { meta } from './meta.js'
 import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
-import { tools } from './tools.js'
 import { doctor } from './doctor.js'
 
-export const copilot = defineHarness({
-  id: 'copilot',
-  name: 'Copilot CLI',
-  kind: 'store',
-  resumeHint: 'copilot --resume=<id>',
+export const copilot = defineHarness(meta, {
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  discover, resolve, read, sink,
   doctor,
 })

@@ -4,22 +4,16 @@
  * transcripts and CLI chat stores. See docs/formats/cursor.md.
  */
 import { defineHarness } from '../types.js'
-import { isOwnBinary, store } from './paths.js'
-import { readFlags, writeFlags } from './flags.js'
+import { meta } from './meta.js'
+import { isOwnBinary } from './paths.js'
 import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
-import { tools } from './tools.js'
 import { doctor } from './doctor.js'
 
-export const cursor = defineHarness({
-  id: 'cursor',
-  name: 'Cursor',
-  kind: 'store',
-  outIsStore: true,
-  resumeHint: 'agent --resume=<id>',
+export const cursor = defineHarness(meta, {
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  discover, resolve, read, sink,
   doctor,
   isOwnBinary,
 })

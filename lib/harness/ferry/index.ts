@@ -5,19 +5,12 @@
  * leaves it out.
  */
 import { defineHarness } from '../types.js'
-import { store } from './paths.js'
-import { readFlags, writeFlags } from './flags.js'
+import { meta } from './meta.js'
 import { resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
-import { tools } from './tools.js'
 
-export const ferry = defineHarness({
-  id: 'ferry',
-  name: 'ferry interchange stream',
-  kind: 'stream',
+export const ferry = defineHarness(meta, {
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, resolve, read, sink, tools,
-  // One file per session, each written under a temp name and linked into place (sink.ts).
-  independentSessions: true,
+  resolve, read, sink,
 })

@@ -4,22 +4,14 @@
  * document. See docs/formats/kilo.md.
  */
 import { defineHarness } from '../types.js'
-import { store } from './paths.js'
-import { readFlags, writeFlags } from './flags.js'
+import { meta } from './meta.js'
 import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
-import { tools } from './tools.js'
 import { doctor } from './doctor.js'
 
-export const kilo = defineHarness({
-  id: 'kilo',
-  name: 'Kilo',
-  kind: 'store',
-  resumeHint: 'kilo --session <id>',
-  // `--out FILE` is one export document.
-  oneSessionPerFile: true,
+export const kilo = defineHarness(meta, {
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  discover, resolve, read, sink,
   doctor,
 })

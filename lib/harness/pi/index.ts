@@ -3,20 +3,14 @@
  * under `~/.pi/agent/sessions/--<cwd>--/<ts>_<id>.jsonl`. See docs/formats/pi.md.
  */
 import { defineHarness } from '../types.js'
-import { store } from './paths.js'
-import { readFlags, writeFlags } from './flags.js'
+import { meta } from './meta.js'
 import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
-import { tools } from './tools.js'
 import { doctor } from './doctor.js'
 
-export const pi = defineHarness({
-  id: 'pi',
-  name: 'Pi',
-  kind: 'store',
-  resumeHint: 'pi --session <id>',
+export const pi = defineHarness(meta, {
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  discover, resolve, read, sink,
   doctor,
 })

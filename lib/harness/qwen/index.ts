@@ -4,21 +4,15 @@
  * `Content` (see docs/formats/qwen.md).
  */
 import { defineHarness } from '../types.js'
-import { store } from './paths.js'
-import { readFlags, writeFlags } from './flags.js'
+import { meta } from './meta.js'
 import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
-import { tools } from './tools.js'
 import { doctor } from './doctor.js'
 import { hooks } from './hooks.js'
 
-export const qwen = defineHarness({
-  id: 'qwen',
-  name: 'Qwen Code',
-  kind: 'store',
-  resumeHint: 'qwen --resume <id>',
+export const qwen = defineHarness(meta, {
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools, hooks,
+  discover, resolve, read, sink, hooks,
   doctor,
 })

@@ -4,20 +4,14 @@
  * See docs/formats/zcode.md and README.md beside this file.
  */
 import { defineHarness } from '../types.js'
-import { store } from './paths.js'
-import { readFlags, writeFlags } from './flags.js'
+import { meta } from './meta.js'
 import { discover, resolve } from './discover.js'
 import { read } from './source.js'
 import { sink } from './sink.js'
-import { tools } from './tools.js'
 import { doctor } from './doctor.js'
 
-export const zcode = defineHarness({
-  id: 'zcode',
-  name: 'ZCode',
-  kind: 'store',
-  resumeHint: 'zcode --resume <id>',
+export const zcode = defineHarness(meta, {
   // The contract's parts, each from its own file (lib/harness/README.md).
-  store, readFlags, writeFlags, discover, resolve, read, sink, tools,
+  discover, resolve, read, sink,
   doctor,
 })

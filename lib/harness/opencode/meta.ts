@@ -1,0 +1,19 @@
+/**
+ * OpenCode: the facts option parsing, `--help`, `ferry search` and `ferry ls --archive`
+ * need, from files that load none of its code (lib/harness/README.md, manifest.ts).
+ */
+import { defineMeta } from '../types.js'
+import { store } from './paths.js'
+import { readFlags, writeFlags } from './flags.js'
+import { tools } from './tools.js'
+
+export const meta = defineMeta({
+  id: 'opencode',
+  name: 'OpenCode',
+  kind: 'store',
+  resumeHint: 'opencode --session <id>',
+  // `--out FILE` is one `opencode export` document.
+  oneSessionPerFile: true,
+  store, readFlags, writeFlags, tools,
+  parts: ['discover', 'read', 'sink'],
+})
