@@ -11,7 +11,7 @@
 // resolves the same relative paths from any of them. The library entry
 // (dist/lib/index.js) stays unbundled. Native addons stay external: they are
 // loaded from node_modules at run time.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'

@@ -15,12 +15,12 @@ import type { Transform } from 'node:stream'
 import { sourceHarness, type Block, type MessageRec, type ToolUseBlock } from '../lib/model.js'
 import { toCanonical, toNative, vocabularyOf } from '../lib/vocabulary/index.js'
 import { mapRecords } from '../lib/io/pipeline.js'
-import { harnessEntry as getHarness, storeEntries as storeHarnesses } from '../lib/harness/manifest.js'
+import { harnessEntry, storeEntries } from '../lib/harness/manifest.js'
 import { defineOptions, resolveOptions, type OptionsOf } from './spec.js'
 import { withBlocks } from './util.js'
 
 export const normalizeToolsOptions = defineOptions({
-  style: { type: 'string', choices: () => storeHarnesses().map((h) => h.id), describe: 'Map to this harness\'s vocabulary instead of the canonical one' },
+  style: { type: 'string', choices: () => storeEntries().map((h) => h.id), describe: 'Map to this harness\'s vocabulary instead of the canonical one' },
 })
 
 export type NormalizeToolsOptions = OptionsOf<typeof normalizeToolsOptions>
@@ -28,7 +28,7 @@ export type NormalizeToolsOptions = OptionsOf<typeof normalizeToolsOptions>
 export function normalizeTools(options: NormalizeToolsOptions = {}): Transform {
   const opts = resolveOptions('normalize-tools', normalizeToolsOptions, options)
   // An unknown style is a usage error (with a suggestion), not a silent no-op.
-  const style = opts.style ? getHarness(opts.style).id : undefined
+  const style = opts.style ? harnessEntry(opts.style).id : undefined
   const from = new Map<string, string>()
   return mapRecords((rec, push) => {
     if (rec.kind === 'session') from.set(rec.sid, sourceHarness(rec))

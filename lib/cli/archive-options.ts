@@ -5,12 +5,13 @@
  * file), and the stores `ferry archive` may copy.
  */
 import { FerryError, UsageError } from '../errors.js'
-import { harnessEntry as getHarness, manifest as harnesses, storeEntries as storeHarnesses, type HarnessEntry } from '../harness/manifest.js'
+import { manifest, storeEntries, type HarnessEntry } from '../harness/manifest.js'
 import type { Harness } from '../harness/types.js'
+import { namedEntries } from './selection.js'
 
 /** The store that holds copies of the others (the archive), from the light manifest: `load()` brings its reader and discovery. */
 export function archiveHarness(): HarnessEntry {
-  const h = harnesses.find((x) => x.holdsCopies)
+  const h = manifest.find((x) => x.holdsCopies)
   if (!h) throw new FerryError('no archive store is registered', { code: 'internal' })
   return h
 }
@@ -22,11 +23,9 @@ export function archiveFlag(): string {
 
 /** The stores `ferry archive` copies: every readable, listable store that is not itself a copy. */
 export async function archivableHarnesses(names: unknown): Promise<Harness[]> {
-  const all = storeHarnesses().filter((h) => h.lists && h.reads && !h.holdsCopies)
-  let list = all
-  if (Array.isArray(names) && names.length > 0) {
-    list = names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()))
-    for (const h of list) if (!all.includes(h)) throw new UsageError(`${h.name} (${h.id}) cannot be archived (archivable: ${all.map((x) => x.id).join(', ')})`)
-  }
+  const all = storeEntries().filter((h) => h.lists && h.reads && !h.holdsCopies)
+  let list = namedEntries(names)
+  if (list.length === 0) list = all
+  for (const h of list) if (!all.includes(h)) throw new UsageError(`${h.name} (${h.id}) cannot be archived (archivable: ${all.map((x) => x.id).join(', ')})`)
   return Promise.all(list.map((h) => h.load()))
 }

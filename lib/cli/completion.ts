@@ -8,7 +8,7 @@
  * on the line is honoured). An empty answer lets the shell complete file names.
  */
 import yargs, { type Argv, type CommandModule } from 'yargs'
-import { manifest as harnesses, listableEntries as listable, readableEntries as readable, writableEntries as writable } from '../harness/manifest.js'
+import { listableEntries, manifest, readableEntries, writableEntries } from '../harness/manifest.js'
 import { contextFrom, globalValueFlags, storeOptions, type Args } from './options.js'
 import { commandIndex } from './argv.js'
 
@@ -112,13 +112,13 @@ async function sessionKeys(words: string[], cur: string): Promise<string[]> {
     const w = words[i]!
     const eq = w.indexOf('=')
     const key = w.startsWith('--') ? (eq > 0 ? w.slice(2, eq) : w.slice(2)) : ''
-    if (key === 'home' || harnesses.some((h) => h.store.flag?.name === key)) argv[key] = eq > 0 ? w.slice(eq + 1) : words[i + 1]
+    if (key === 'home' || manifest.some((h) => h.store.flag?.name === key)) argv[key] = eq > 0 ? w.slice(eq + 1) : words[i + 1]
   }
   const ctx = contextFrom(argv)
   const out: string[] = []
   const colon = cur.indexOf(':')
   const only = colon > 0 ? cur.slice(0, colon) : undefined
-  for (const e of listable()) {
+  for (const e of listableEntries()) {
     if (!e.reads || (only && e.id !== only)) continue
     try {
       const h = await e.load()
@@ -131,10 +131,10 @@ async function sessionKeys(words: string[], cur: string): Promise<string[]> {
 }
 
 const HARNESS_VALUES: Record<string, () => string[]> = {
-  to: () => writable().map((h) => h.id),
-  with: () => writable().filter((h) => h.kind === 'store').map((h) => h.id),
-  from: () => readable().map((h) => h.id),
-  harness: () => listable().map((h) => h.id),
+  to: () => writableEntries().map((h) => h.id),
+  with: () => writableEntries().filter((h) => h.kind === 'store').map((h) => h.id),
+  from: () => readableEntries().map((h) => h.id),
+  harness: () => listableEntries().map((h) => h.id),
 }
 
 /** The candidates for the last of `words` (the words after `ferry`). */

@@ -10,7 +10,7 @@ import type { Argv } from 'yargs'
 import { createContext, type StoreContext } from '../context.js'
 import { Diagnostics } from '../diagnostics.js'
 import { UsageError } from '../errors.js'
-import { manifest as harnesses, storeEnvVars, type HarnessEntry } from '../harness/manifest.js'
+import { manifest, storeEnvVars, type HarnessEntry } from '../harness/manifest.js'
 import { flagName, type Flag } from '../harness/types.js'
 
 export type Args = Record<string, unknown>
@@ -21,7 +21,7 @@ export function camel(name: string): string {
 
 /** Global options that take a value (so the word after them is not the command). */
 export function globalValueFlags(): Set<string> {
-  return new Set(['home', 'max-line-bytes', ...harnesses.flatMap((h) => (h.store.flag ? [h.store.flag.name] : []))])
+  return new Set(['home', 'max-line-bytes', ...manifest.flatMap((h) => (h.store.flag ? [h.store.flag.name] : []))])
 }
 
 /** The heading of the options every command takes: listed last in `--help`, after the command's own (as gh does). */
@@ -42,7 +42,7 @@ export function storeOptions<T>(y: Argv<T>): Argv<T> {
     group: GLOBAL,
   }) as Argv<T>
   out = out.option('quiet', { type: 'boolean', alias: 'q', describe: 'No progress display on stderr (it is shown only when stderr is a terminal)', global: true, group: GLOBAL }) as Argv<T>
-  for (const h of harnesses) {
+  for (const h of manifest) {
     const f = h.store.flag
     if (f) out = out.option(f.name, { type: 'string', describe: f.describe, global: true, group: GLOBAL }) as Argv<T>
   }
@@ -57,7 +57,7 @@ interface NamedFlag {
 }
 
 function named(kind: 'readFlags' | 'writeFlags'): NamedFlag[] {
-  return harnesses.flatMap((h) => Object.entries(h[kind]).map(([key, flag]) => ({ harness: h, key, name: flagName(h.id, key), flag })))
+  return manifest.flatMap((h) => Object.entries(h[kind]).map(([key, flag]) => ({ harness: h, key, name: flagName(h.id, key), flag })))
 }
 
 function addFlags<T>(y: Argv<T>, flags: NamedFlag[], group: string): Argv<T> {
@@ -118,7 +118,7 @@ export function requireHome(argv: Args): void {
 
 export function contextFrom(argv: Args, diagnostics?: Diagnostics): StoreContext {
   const roots: Record<string, string> = {}
-  for (const h of harnesses) {
+  for (const h of manifest) {
     const v = h.store.flag ? argv[h.store.flag.name] : undefined
     if (typeof v === 'string' && v) roots[h.id] = v
   }

@@ -4,7 +4,7 @@
  * `archive`, `search`), and which harnesses `--harness`/`--from` name.
  */
 import { FerryError, UsageError } from '../errors.js'
-import { harnessEntry, listableEntries } from '../harness/manifest.js'
+import { harnessEntry, listableEntries, type HarnessEntry } from '../harness/manifest.js'
 import type { Harness, SessionInfo } from '../harness/types.js'
 import { cwdMatcher, parseTime, sessionTime } from '../query/select.js'
 import type { Args } from './options.js'
@@ -54,12 +54,15 @@ export function sinceOption(argv: Args): number | undefined {
   return selectionFrom(argv).since
 }
 
+/** The harnesses a repeatable `--harness`/`--from` names (comma lists too), from the manifest; an unknown name is a usage error. */
+export function namedEntries(names: unknown): HarnessEntry[] {
+  return Array.isArray(names) ? names.flatMap((n) => String(n).split(',')).map((n) => harnessEntry(n.trim())) : []
+}
+
 /** The harnesses `--harness`/`--from` name (comma lists too), or every listable one that is not a copy (their modules loaded). */
 export async function selectedHarnesses(names: unknown): Promise<Harness[]> {
-  let list = listableEntries()
-  if (Array.isArray(names) && names.length > 0) {
-    list = names.flatMap((n) => String(n).split(',')).map((n) => harnessEntry(n.trim()))
-    for (const h of list) if (!h.lists) throw new UsageError(`${h.name} (${h.id}) cannot list sessions yet`)
-  }
+  let list = namedEntries(names)
+  if (list.length === 0) list = listableEntries()
+  for (const h of list) if (!h.lists) throw new UsageError(`${h.name} (${h.id}) cannot list sessions yet`)
   return Promise.all(list.map((h) => h.load()))
 }

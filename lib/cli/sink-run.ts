@@ -29,7 +29,7 @@ import { report as printReport, stdoutIsReport, writtenLine } from './output.js'
 import { salvageThrough } from './salvage.js'
 import { writeInWorkers, type Parallel } from './parallel.js'
 import { progress, type Progress } from './progress.js'
-import { STDIN_SENTINEL } from './sources.js'
+import { STDIN_SENTINEL } from './argv.js'
 
 export type OutKind = 'store' | 'stdout' | 'dir' | 'file'
 

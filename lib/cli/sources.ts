@@ -9,18 +9,14 @@ import type { StoreContext } from '../context.js'
 import { asDiagnostic } from '../diagnostics.js'
 import { FerryError, fromSource, UsageError } from '../errors.js'
 import { concatSources } from '../io/pipeline.js'
-import { getHarness } from '../harness/registry.js'
 import { resolveRef, type ResolvedRef } from '../harness/refs.js'
 import type { ReadOptions } from '../harness/types.js'
 import { archiveFlag, archiveHarness } from './archive-options.js'
-import { matches, noMatch, selectedHarnesses, selectionFrom, selectionWords } from './selection.js'
+import { matches, namedEntries, noMatch, selectedHarnesses, selectionFrom, selectionWords } from './selection.js'
 import { requireHome, type Args } from './options.js'
 import { readableOf } from '../io/drain.js'
 import { salvageRecords } from './salvage.js'
 import { STDIN_SENTINEL } from './argv.js'
-
-// Stands for `-` during parsing; defined with the parser (argv.ts), which loads no reader.
-export { STDIN_SENTINEL }
 
 export function selectionOptions<T>(y: Argv<T>): Argv<T> {
   return y
@@ -78,7 +74,7 @@ export async function resolveSources(ctx: StoreContext, argv: Args): Promise<Res
 /** `cat`/`convert --archive`: the REFs (harness:id, id, prefix) or every session of `--from` harnesses, as archived. */
 async function archivedRefs(ctx: StoreContext, argv: Args, refs: string[]): Promise<ResolvedRef[]> {
   const a = await archiveHarness().load()
-  const from = Array.isArray(argv.from) ? argv.from.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
+  const from = namedEntries(argv.from).map((h) => h.id)
   if (from.length && refs.length) throw new UsageError('give REFs or --from, not both')
   if (!from.length && !refs.length) throw new UsageError(`name the archived sessions to read (harness:id), or --from HARNESS`)
   const out: ResolvedRef[] = []

@@ -7,7 +7,8 @@ import type { Argv } from 'yargs'
 import { UsageError } from '../errors.js'
 import { parseRange } from '../render/index.js'
 import type { Args } from './options.js'
-import { refsOf, STDIN_SENTINEL } from './sources.js'
+import { refsOf } from './sources.js'
+import { STDIN_SENTINEL } from './argv.js'
 
 /** The view flags `show` and `render` share. */
 export function viewOptions<T>(y: Argv<T>, toolsDefault: 'full' | 'brief'): Argv<T> {

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js'
 import { statSync } from 'node:fs'
 import { getHarness, writable } from '../harness/registry.js'
 import { writeFlagOptions, writeOptsFor, type Args } from './options.js'
-import { STDIN_SENTINEL } from './sources.js'
+import { STDIN_SENTINEL } from './argv.js'
 
 export function toOptions(y: Argv): Argv {
   return writeFlagOptions(y)

@@ -6,10 +6,11 @@
  * apart from harness code (issue #49)").
  */
 import { FerryError } from '../errors.js'
-import { harnessEntry, harnessSummary as summary, isHarnessId as known, manifest, storeEnvVars as envVars, type HarnessId } from './manifest.js'
+import { harnessEntry, manifest } from './manifest.js'
 import type { Harness } from './types.js'
 
-export type { HarnessId } from './manifest.js'
+// The manifest's answers, for the callers that import the registry.
+export { harnessSummary, isHarnessId, storeEnvVars, type HarnessId } from './manifest.js'
 
 // No harness module imports this one (a cycle through this await would never settle): they are loaded here, at once.
 export const harnesses: readonly Harness[] = await Promise.all(manifest.map((e) => e.load()))
@@ -19,10 +20,6 @@ const byId = new Map<string, Harness>(harnesses.map((h) => [h.id, h]))
 // A harness is its meta and its parts (defineHarness); its entry names it by the same id.
 for (const [i, h] of harnesses.entries()) {
   if (h.id !== manifest[i]!.id) throw new FerryError(`lib/harness/manifest.ts: the line for ${manifest[i]!.id} loads ${h.id}`, { code: 'internal' })
-}
-
-export function isHarnessId(id: string): id is HarnessId {
-  return known(id)
 }
 
 export function getHarness(id: string): Harness {
@@ -43,13 +40,3 @@ export function storeHarnesses(): Harness[] {
 export const readable = (): Harness[] => harnesses.filter((h) => h.read)
 export const writable = (): Harness[] => harnesses.filter((h) => h.sink)
 export const listable = (): Harness[] => harnesses.filter((h) => h.discover && !h.holdsCopies)
-
-/** Every variable that moves some store; `--home` clears them all. */
-export function storeEnvVars(): string[] {
-  return envVars()
-}
-
-/** One line for help texts: which harnesses read and write, which are not implemented yet. */
-export function harnessSummary(): string {
-  return summary()
-}

@@ -139,7 +139,7 @@ function zstdCompress(b: Uint8Array): Buffer {
 export const writesZstd = nativeZstd
 
 /** A BLOB's payload, uncompressed (its first byte names the codec). */
-export function inflate(data: Uint8Array): Uint8Array {
+function inflate(data: Uint8Array): Uint8Array {
   const codec = data[0]
   const rest = data.subarray(1)
   if (codec === CODEC_NONE) return rest
@@ -272,10 +272,3 @@ export function samePlain(a: Uint8Array, b: Uint8Array): boolean {
   return x.body === y.body && x.native === y.native && x.raw === y.raw
 }
 
-/** Whether two BLOBs hold the same parts (equal bytes, or equal once unpacked: another codec, another Node). */
-export function samePacked(a: Uint8Array, b: Uint8Array): boolean {
-  if (Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)) return true
-  const x = unpackParts(a)
-  const y = unpackParts(b)
-  return x.body === y.body && x.native === y.native && x.raw === y.raw
-}

@@ -384,7 +384,8 @@ export class ArchiveWriter {
     if (next) {
       // Rewritten in place: into the session's block being filled; the old row stays in its block until none of that block's rows is left.
       if (old.bid !== this.bid) this.left.add(old.bid)
-      const bid = this.openBlock() && this.bid
+      this.openBlock()
+      const bid = this.bid
       const i = this.addRow(next)
       this.st.update.run(ord, kind, role, ts, tools || null, this.gen, this.ver, bid, i, old.rid)
       this.ftsLater(old.rid, true, indexed ? [asString(text), tools, '', ''] : null)

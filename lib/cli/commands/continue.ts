@@ -9,7 +9,7 @@ import { finishDiagnostics, writtenLine } from '../output.js'
 import { pickedRef, wantsPicker } from '../picked-ref.js'
 import { FerryError, UsageError } from '../../errors.js'
 import { failureJson } from '../failure.js'
-import { STDIN_SENTINEL } from '../sources.js'
+import { STDIN_SENTINEL } from '../argv.js'
 
 export const command = 'continue [ref]'
 export const describe = 'Write a session into another agent\'s store and print (or run) the command that resumes it'

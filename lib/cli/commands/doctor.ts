@@ -1,7 +1,7 @@
 /** `ferry doctor`: which agents are installed, their stores, the versions ferry was verified against, and what ferry does not understand in their newest sessions. */
 import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
-import { getHarness } from '../../harness/registry.js'
+import { namedEntries } from '../selection.js'
 import { doctor, failed, formatReport } from '../../doctor/check.js'
 import { contextFrom, requireHome, type Args } from '../options.js'
 
@@ -21,7 +21,7 @@ export async function handler(argv: Args): Promise<void> {
   requireHome(argv)
   const newest = Number(argv.newest)
   if (!Number.isInteger(newest) || newest < 0) throw new UsageError(`--newest ${String(argv.newest)}: give a whole number of sessions, 0 or more`)
-  const only = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
+  const only = namedEntries(argv.harness).map((h) => h.id)
   const ctx = contextFrom(argv)
   const reports = await doctor(ctx, { newest, only })
   const bad = failed(reports)

@@ -1,14 +1,13 @@
 /** `ferry ls`: the sessions of every harness (or --harness) as a table or JSON lines; with `--archive`, the archived ones. */
 import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
-import { harnessEntry as getHarness } from '../../harness/manifest.js'
 import type { Harness, SessionInfo } from '../../harness/types.js'
 import type { StoreContext } from '../../context.js'
 import { archiveFlag, archiveHarness } from '../archive-options.js'
 import { contextFrom, requireHome, type Args } from '../options.js'
 import { finishDiagnostics } from '../output.js'
 import { reportFailure } from '../failure.js'
-import { matches, noMatch, selectedHarnesses, selectionFrom, selectionWords } from '../selection.js'
+import { matches, namedEntries, noMatch, selectedHarnesses, selectionFrom, selectionWords } from '../selection.js'
 import { SORT_KEYS, sessionTable, sortSessions, tableWidth, type SortKey } from '../table.js'
 
 export const command = 'ls'
@@ -105,7 +104,7 @@ function noneFound(argv: Args, ctx: StoreContext, hs: readonly Harness[]): Error
 async function lsArchive(argv: Args): Promise<void> {
   const ctx = contextFrom(argv)
   const a = await archiveHarness().load()
-  const names = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
+  const names = namedEntries(argv.harness).map((h) => h.id)
   const filter = selectionFrom(argv)
   const limit = argv.limit
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit: not a whole number: ${String(limit)}`)

@@ -12,12 +12,11 @@ import type { Argv } from 'yargs'
 import { FerryError, UsageError } from '../../errors.js'
 import { ftsQuery } from '../../query/fts.js'
 import { shellQuote } from '../../vocabulary/shell.js'
-import { harnessEntry as getHarness } from '../../harness/manifest.js'
 import { openArchive } from '../../archive/store/db.js'
 import { MARK_CLOSE, MARK_OPEN, search, SearchSyntaxError, type SearchHit } from '../../archive/search.js'
 import { contextFrom, type Args } from '../options.js'
 import { archiveHarness } from '../archive-options.js'
-import { sinceOption } from '../selection.js'
+import { namedEntries, sinceOption } from '../selection.js'
 
 export const command = 'search [query..]'
 export const describe = 'Full-text search over the archive (plain words, or FTS5 syntax with --fts; --db FILE)'
@@ -68,7 +67,7 @@ export async function handler(argv: Args): Promise<void> {
   const query = ftsQuery(text, { fts: argv.fts === true })
   const limit = Number(argv.limit)
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit: not a positive whole number: ${String(argv.limit)}`)
-  const harnesses = Array.isArray(argv.harness) ? argv.harness.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
+  const harnesses = namedEntries(argv.harness).map((h) => h.id)
   const since = sinceOption(argv)
   const path = archiveHarness().root(ctx)
   if (!existsSync(path)) throw new FerryError('no archive here (run `ferry archive` first, or give --db FILE)', { code: 'db-error', position: { file: path } })

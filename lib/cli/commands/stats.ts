@@ -1,7 +1,6 @@
 /** `ferry stats`: tokens and cost of every agent's sessions (or of the archive's), grouped by day, week, month, session, project, model or agent. */
 import type { Argv } from 'yargs'
 import { UsageError } from '../../errors.js'
-import { getHarness } from '../../harness/registry.js'
 import type { StoreContext } from '../../context.js'
 import { UsageCounter, GROUP_BY, type GroupBy } from '../../stats/count.js'
 import { countSessions, nativeUsageOf, type StatsSource } from '../../stats/collect.js'
@@ -11,7 +10,7 @@ import { sessionTime } from '../../query/select.js'
 import { archiveFlag, archiveHarness } from '../archive-options.js'
 import { contextFrom, requireHome, type Args } from '../options.js'
 import { finishDiagnostics } from '../output.js'
-import { matches, selectedHarnesses, selectionFrom, type SessionSelection } from '../selection.js'
+import { matches, namedEntries, selectedHarnesses, selectionFrom, type SessionSelection } from '../selection.js'
 import { tableWidth } from '../table.js'
 import type { SessionInfo } from '../../harness/types.js'
 
@@ -74,7 +73,7 @@ async function* live(ctx: StoreContext, names: unknown, sel: SessionSelection): 
 
 async function* archived(ctx: StoreContext, names: unknown, sel: SessionSelection): AsyncIterable<StatsSource> {
   const a = await archiveHarness().load()
-  const only = Array.isArray(names) ? names.flatMap((n) => String(n).split(',')).map((n) => getHarness(n.trim()).id) : []
+  const only = namedEntries(names).map((h) => h.id)
   for await (const s of a.discover!(ctx, { all: true })) {
     if (only.length && !only.includes(s.harness)) continue
     if (inWindow(s, sel)) yield { reader: a, session: s }
