@@ -467,7 +467,7 @@ async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top
         if ('data' in ev) {
           if (open === null || ev.sid !== open) continue
           w.writeRow(ev)
-          // Not while the reader's sealed block is still to come: the writer would seal that block itself.
+          // Not while a reader's sealed block for these rows is still to come (the writer would seal it itself): after it comes.
           if (w.pending >= BATCH_RECORDS && !w.awaitingBlock) {
             w.commit()
             w.begin()
@@ -479,7 +479,12 @@ async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top
           continue
         }
         if (ev.kind === 'block') {
-          if (open !== null) w.takeBlock(ev.rows, ev.blob)
+          if (open === null) continue
+          w.takeBlock(ev.rows, ev.blob)
+          if (w.pending >= BATCH_RECORDS) {
+            w.commit()
+            w.begin()
+          }
           continue
         }
         const rec = ev

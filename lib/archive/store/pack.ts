@@ -139,9 +139,9 @@ function zstdCompress(b: Uint8Array): Buffer {
 }
 
 /**
- * Brotli's quality for Node 20's blocks: 3 makes blocks nearly as small as zstd 3 does, for less CPU than deflate took to
- * make them a fifth bigger; the size hint (the block's length) spares it sizing its buffers (docs/performance.md, "Archive
- * blocks on the reader threads").
+ * Brotli's quality for Node 20's blocks: 3 makes blocks nearly as small as zstd 3 does, smaller than deflate at any level
+ * and for less CPU; the size hint (the block's length) spares it sizing its buffers (docs/performance.md, "Archive blocks
+ * on the reader threads").
  */
 const BROTLI_QUALITY = 3
 
