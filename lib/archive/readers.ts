@@ -12,6 +12,9 @@
  * history. Diagnostics travel inside the session they belong to, so the
  * writer counts them against it as when it reads the session itself.
  *
+ * A session new to the archive also has its blocks sealed here (seal.ts): the
+ * writer, whose one thread limits a first archive, then compresses nothing.
+ *
  * A batch's row text (the packed record, see store/pack.ts, and the indexed words) travels as
  * UTF-8 in chunks, transferred to the writer and back once written: the
  * writer binds those bytes as they are and never makes strings of them. As
@@ -31,8 +34,9 @@ import { portableContext, type PortableContext, type StoreContext } from '../con
 import { asDiagnostic, Diagnostics, fromDiagnostic, type Diagnostic } from '../diagnostics.js'
 import { FerryError } from '../errors.js'
 import { getHarness } from '../harness/registry.js'
-import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SessionEvent } from './sync.js'
-import type { Row } from './store/store.js'
+import { BlockSealer } from './seal.js'
+import { drain, sessionEvents, type ReadAhead, type ReadAheadFactory, type ReadItem, type SealedBlock, type SessionEvent } from './sync.js'
+import type { Row, RowText } from './store/store.js'
 
 const MARK = 'ferryArchiveReader'
 
@@ -56,6 +60,14 @@ const WINDOW_BYTES = 8 * 1024 * 1024
  * its own, not kept.
  */
 const CHUNK = 256 * 1024
+/**
+ * A reader seals (compresses) the blocks it starts (seal.ts) while it has
+ * had to wait for the writer (its window full) within this many batches:
+ * the writer is then what limits the run. Otherwise the writer keeps up
+ * and this reader limits it, so the writer seals. Either way the one that
+ * has time compresses, and the two balance.
+ */
+const WRITER_BEHIND = WINDOW
 /** Chunks a reader keeps for reuse: more than a window's worth. */
 const POOL_MAX = 40
 
@@ -95,18 +107,21 @@ interface Slice {
 }
 
 /**
- * A row in transit: its text fields are byte lengths (-1: null); the bytes
- * are in the batch's chunks, where `Placement` put them.
+ * A row or sealed block in transit: its byte fields are byte lengths (-1:
+ * null); the bytes are in the batch's chunks, where `Placement` put them.
  */
-type Packed<T> = { [K in keyof T]: K extends 'data' | 'text' ? number : T[K] }
-type Shipped = Packed<Row> | Exclude<SessionEvent, Row>
+type Packed<T> = { [K in keyof T]: K extends 'data' | 'text' | 'blob' ? number : T[K] }
+type Shipped = Packed<Row> | Packed<SealedBlock> | Exclude<SessionEvent, Row | SealedBlock>
 type FromReader = { t: 'batch' | 'done'; j: number; evs: Shipped[]; chunks?: ArrayBuffer[]; fail?: Diagnostic }
 type ToReader = 'ack' | ArrayBuffer[] | Slice
 
-const TEXT_FIELDS = ['data', 'text'] as const
+const ROW_FIELDS = ['data', 'text'] as const
+const BLOCK_FIELDS = ['blob'] as const
+const NO_FIELDS = [] as const
 
-function isRow(e: SessionEvent | Shipped): boolean {
-  return 'data' in e
+/** The fields of an event that travel in the chunks. */
+function fieldsOf(e: SessionEvent | Shipped): readonly string[] {
+  return 'data' in e ? ROW_FIELDS : e.kind === 'block' ? BLOCK_FIELDS : NO_FIELDS
 }
 
 /**
@@ -141,7 +156,7 @@ class Placement {
 
 /** Lays a batch's row text into chunks (from `pool` where one is free); returns the bytes laid. */
 function pack(evs: SessionEvent[], pool: ArrayBuffer[]): { evs: Shipped[]; chunks?: ArrayBuffer[]; bytes: number } {
-  if (!evs.some(isRow)) return { evs: evs as Shipped[], bytes: 0 }
+  if (!evs.some((e) => fieldsOf(e).length)) return { evs: evs as Shipped[], bytes: 0 }
   const chunks: Buffer[] = []
   const where = new Placement()
   let bytes = 0
@@ -171,10 +186,11 @@ function pack(evs: SessionEvent[], pool: ArrayBuffer[]): { evs: Shipped[]; chunk
     return n
   }
   const out = evs.map((e): Shipped => {
-    if (!isRow(e)) return e as Shipped
-    const row = { ...(e as Row) } as unknown as Record<string, unknown>
-    for (const f of TEXT_FIELDS) {
-      const v = (e as Row)[f]
+    const fields = fieldsOf(e)
+    if (!fields.length) return e as Shipped
+    const row = { ...e } as unknown as Record<string, unknown>
+    for (const f of fields) {
+      const v = (e as unknown as Record<string, RowText | null>)[f]!
       const n = v === null ? -1 : lay(v)
       if (n > 0) bytes += n
       row[f] = n
@@ -191,9 +207,10 @@ function unpack(m: FromReader): SessionEvent[] {
   const where = new Placement()
   const none = new Uint8Array(0)
   return m.evs.map((e): SessionEvent => {
-    if (!isRow(e)) return e as SessionEvent
+    const fields = fieldsOf(e)
+    if (!fields.length) return e as SessionEvent
     const row = e as unknown as Record<string, unknown>
-    for (const f of TEXT_FIELDS) {
+    for (const f of fields) {
       const n = row[f] as number
       if (n < 0) row[f] = null
       else if (n === 0) row[f] = none
@@ -202,7 +219,7 @@ function unpack(m: FromReader): SessionEvent[] {
         row[f] = new Uint8Array(chunks[c]!, off, n)
       }
     }
-    return row as unknown as Row
+    return row as unknown as SessionEvent
   })
 }
 
@@ -317,6 +334,11 @@ async function read(setup: Setup, port: MessagePort): Promise<void> {
   const ctx: StoreContext = { ...setup.ctx, diagnostics }
   let inFlight = 0
   let inFlightBytes = 0
+  // Batches sent, and how many had been when this reader last waited for the writer (its window full).
+  let sent = 0
+  let waited = -Infinity
+  // The writer was behind this reader lately: this reader seals the next block, else the writer does.
+  const sealHere = () => sent - waited <= WRITER_BEHIND
   // The bytes of each batch not yet acknowledged (acks come in order).
   const sizes: number[] = []
   // Batch buffers the writer is done with.
@@ -352,7 +374,11 @@ async function read(setup: Setup, port: MessagePort): Promise<void> {
     if (t !== 'batch') return
     sizes.push(p.bytes)
     inFlightBytes += p.bytes
-    if (++inFlight >= WINDOW || inFlightBytes >= WINDOW_BYTES) await new Promise<void>((r) => (resume = r))
+    sent++
+    if (++inFlight >= WINDOW || inFlightBytes >= WINDOW_BYTES) {
+      waited = sent
+      await new Promise<void>((r) => (resume = r))
+    }
   }
   for (let j = 0; ; j++) {
     if (!todo.length && !ended) {
@@ -366,9 +392,11 @@ async function read(setup: Setup, port: MessagePort): Promise<void> {
     // The next slice is asked for as the last of this one starts, so it is there when that is done.
     if (!todo.length && !ended && !next) next = more()
     const { src, session } = item
+    const sealer = item.fresh ? new BlockSealer(sealHere) : null
     let fail: Diagnostic | undefined
     try {
-      for await (const evs of sessionEvents(drain(getHarness(src).read!(ctx, session as never, { native: true })))) {
+      for await (const read of sessionEvents(drain(getHarness(src).read!(ctx, session as never, { native: true })))) {
+        const evs = sealer ? sealer.take(read) : read
         const out = pending.length ? [...pending, ...evs] : evs
         pending = []
         await send('batch', j, out)
@@ -376,7 +404,8 @@ async function read(setup: Setup, port: MessagePort): Promise<void> {
     } catch (err) {
       fail = asDiagnostic(err)
     }
-    const evs = pending
+    // The last block: also after a failure, the rows sent point at it.
+    const evs = sealer ? [...pending, ...sealer.flush()] : pending
     pending = []
     await send('done', j, evs, fail)
   }

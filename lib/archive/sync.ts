@@ -49,7 +49,14 @@ export interface SyncSource {
  * records (session headers, ends), and, from a reader in another thread, the diagnostics the read
  * reported (so they count against the session they belong to).
  */
-export type SessionEvent = Row | FerryRecord | { kind: 'diagnostic'; diagnostic: Diagnostic }
+export type SessionEvent = Row | FerryRecord | { kind: 'diagnostic'; diagnostic: Diagnostic } | SealedBlock
+
+/** A block of the open session's rows, sealed by the reader thread that read them (seal.ts): the last `rows` rows that carry a `bidx`. */
+export interface SealedBlock {
+  kind: 'block'
+  rows: number
+  blob: Uint8Array
+}
 
 /** A session to read: its source's id and what discovery found. */
 export interface ReadItem {
@@ -57,6 +64,8 @@ export interface ReadItem {
   session: SourceSession
   /** Its files' bytes on disk (compressed where they are). */
   bytes: number
+  /** Not archived yet: a reader thread seals its blocks (seal.ts); an archived one's rows go into the writer's blocks. */
+  fresh?: boolean
 }
 
 /**
@@ -385,7 +394,7 @@ export async function syncArchive(ctx: StoreContext, db: ArchiveDb, dbPath: stri
     let readBytes = 0
     for (let i = 0; i < plan.length; i++) {
       if (unchanged[i]) continue
-      items.push({ src: plan[i]!.src.id, session: plan[i]!.top, bytes: fps[i]!.bytes })
+      items.push({ src: plan[i]!.src.id, session: plan[i]!.top, bytes: fps[i]!.bytes, fresh: !known.has(plan[i]!.top.sid) })
       readBytes += fps[i]!.bytes
     }
     reader = (items.length ? readAhead?.(ctx, items, readBytes) : null) ?? readInline(ctx, new Map(sources.map((x) => [x.id, x])), items)
@@ -458,7 +467,8 @@ async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top
         if ('data' in ev) {
           if (open === null || ev.sid !== open) continue
           w.writeRow(ev)
-          if (w.pending >= BATCH_RECORDS) {
+          // Not while a reader's sealed block for these rows is still to come (the writer would seal it itself): after it comes.
+          if (w.pending >= BATCH_RECORDS && !w.awaitingBlock) {
             w.commit()
             w.begin()
           }
@@ -466,6 +476,15 @@ async function syncOne(ctx: StoreContext, w: ArchiveWriter, src: SyncSource, top
         }
         if (ev.kind === 'diagnostic') {
           ctx.diagnostics.report(ev.diagnostic)
+          continue
+        }
+        if (ev.kind === 'block') {
+          if (open === null) continue
+          w.takeBlock(ev.rows, ev.blob)
+          if (w.pending >= BATCH_RECORDS) {
+            w.commit()
+            w.begin()
+          }
           continue
         }
         const rec = ev

@@ -1,9 +1,9 @@
 // Issue #49: a record's packed parts (lib/archive/store/pack.ts) come back exactly, whatever the
 // strings hold, with each codec; a row another Node wrote (zstd from Node 24, read here by fzstd
-// on Node 20; deflate from Node 20) reads on this one.
+// on Node 20; Brotli or deflate from Node 20) reads on this one.
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { BLOCK_BYTES, Block, BlockBuilder, CODEC_DEFLATE, CODEC_NONE, CODEC_ZSTD, deltaBody, packParts, recordField, unpackParts, unpackPlain, writesZstd } from '../../lib/archive/store/pack.js'
+import { BLOCK_BYTES, Block, BlockBuilder, CODEC_BROTLI, CODEC_DEFLATE, CODEC_NONE, CODEC_ZSTD, deltaBody, packParts, recordField, unpackParts, unpackPlain, writesZstd } from '../../lib/archive/store/pack.js'
 
 const long = (s: string) => s.repeat(Math.ceil(60 / s.length))
 const text = `${long('line "quoted" \\ back\\slash ')}\n\ttab é 字 😀 \u0001 \u0000 end`
@@ -16,7 +16,7 @@ t.test('the record is kept once: its long strings become references into the sou
   const delta = deltaBody(body, raw)
   t.ok(delta.length < body.length / 2, `${body.length} → ${delta.length} characters`)
   t.ok(delta.includes('not in the line'), 'a string the line does not hold stays as it is')
-  for (const codec of [CODEC_NONE, CODEC_DEFLATE, ...(writesZstd ? [CODEC_ZSTD] : [])]) {
+  for (const codec of [CODEC_NONE, CODEC_DEFLATE, CODEC_BROTLI, ...(writesZstd ? [CODEC_ZSTD] : [])]) {
     const data = packParts(body, native, raw, codec)
     t.equal(data[0], codec, `codec ${codec} named in the row`)
     const p = unpackParts(data)
@@ -44,7 +44,7 @@ t.test('a block of rows (schema 5) gives each row back exactly, with each codec;
   const b = new BlockBuilder()
   for (let i = 0; b.rows.length < 3 * 40; i++) t.equal(b.add(rows[i % 3]!), i)
   t.ok(b.full === b.bytes >= BLOCK_BYTES, `full at ${BLOCK_BYTES} bytes (${b.bytes} now)`)
-  for (const codec of [CODEC_NONE, CODEC_DEFLATE, ...(writesZstd ? [CODEC_ZSTD] : [])]) {
+  for (const codec of [CODEC_NONE, CODEC_DEFLATE, CODEC_BROTLI, ...(writesZstd ? [CODEC_ZSTD] : [])]) {
     const data = b.seal(codec)
     t.equal(data[0], codec, `codec ${codec} named in the block`)
     const back = new Block(data)

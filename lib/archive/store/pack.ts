@@ -12,7 +12,8 @@
  * row); schema 5 compresses a session's consecutive rows together
  * (`BlockBuilder`, `Block`). The first byte names the codec, so an archive
  * can mix them and any Node reads any row: zstd where Node has it (22.15+,
- * 23.8+), else deflate (Node 20, which reads zstd with fzstd).
+ * 23.8+), else Brotli (Node 20, which reads zstd with fzstd). Deflate was
+ * Node 20's codec before Brotli, and is still read.
  */
 import zlib from 'node:zlib'
 import { decompress as fzstdDecompress } from 'fzstd'
@@ -20,16 +21,18 @@ import { decompress as fzstdDecompress } from 'fzstd'
 export const CODEC_NONE = 0
 export const CODEC_ZSTD = 1
 export const CODEC_DEFLATE = 2
+export const CODEC_BROTLI = 3
 
 type Sync = (b: Uint8Array, o?: object) => Buffer
 const z = zlib as unknown as { zstdCompressSync?: Sync; zstdDecompressSync?: Sync; constants: Record<string, number> }
 const nativeZstd = typeof z.zstdCompressSync === 'function' && typeof z.zstdDecompressSync === 'function'
 
-/** The codec this Node writes: `FERRY_ARCHIVE_CODEC=deflate|none` forces another (to compare them on one Node). */
+/** The codec this Node writes: `FERRY_ARCHIVE_CODEC=brotli|deflate|none` forces another (to compare them on one Node). */
 function writeCodec(): number {
   const f = process.env.FERRY_ARCHIVE_CODEC
   if (f === 'none') return CODEC_NONE
-  if (f === 'deflate' || !nativeZstd) return CODEC_DEFLATE
+  if (f === 'deflate') return CODEC_DEFLATE
+  if (f === 'brotli' || !nativeZstd) return CODEC_BROTLI
   return CODEC_ZSTD
 }
 const CODEC = writeCodec()
@@ -123,7 +126,7 @@ export function packParts(body: string, native: string | null, raw: string | nul
     return plain
   }
   const body1 = plain.subarray(1)
-  const c = codec === CODEC_ZSTD ? zstdCompress(body1) : zlib.deflateRawSync(body1, { level: 1 })
+  const c = codec === CODEC_ZSTD ? zstdCompress(body1) : codec === CODEC_BROTLI ? brotliCompress(body1) : zlib.deflateRawSync(body1, { level: 1 })
   const out = Buffer.allocUnsafe(c.length + 1)
   out[0] = codec
   c.copy(out, 1)
@@ -135,7 +138,19 @@ function zstdCompress(b: Uint8Array): Buffer {
   return z.zstdCompressSync!(b, { pledgedSrcSize: b.length })
 }
 
-/** Whether this Node writes zstd rows (else deflate). */
+/**
+ * Brotli's quality for Node 20's blocks: 3 makes blocks nearly as small as zstd 3 does, smaller than deflate at any level
+ * and for less CPU; the size hint (the block's length) spares it sizing its buffers (docs/performance.md, "Archive blocks
+ * on the reader threads").
+ */
+const BROTLI_QUALITY = 3
+
+function brotliCompress(b: Uint8Array): Buffer {
+  const k = zlib.constants
+  return zlib.brotliCompressSync(b, { params: { [k.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [k.BROTLI_PARAM_SIZE_HINT]: b.length } })
+}
+
+/** Whether this Node writes zstd rows (else Brotli). */
 export const writesZstd = nativeZstd
 
 /** A BLOB's payload, uncompressed (its first byte names the codec). */
@@ -144,6 +159,7 @@ function inflate(data: Uint8Array): Uint8Array {
   const rest = data.subarray(1)
   if (codec === CODEC_NONE) return rest
   if (codec === CODEC_DEFLATE) return zlib.inflateRawSync(rest)
+  if (codec === CODEC_BROTLI) return zlib.brotliDecompressSync(rest)
   if (codec === CODEC_ZSTD) return nativeZstd ? z.zstdDecompressSync!(rest) : fzstdDecompress(rest)
   throw new Error(`unknown archive codec ${String(codec)}`)
 }
@@ -192,9 +208,12 @@ export class BlockBuilder {
   readonly rows: Uint8Array[] = []
   bytes = 0
 
-  /** Adds a row (its uncompressed bytes, copied: a reader thread's batch buffer is handed back) and returns its index in the block. */
-  add(plain: Uint8Array): number {
-    this.rows.push(Buffer.from(plain))
+  /**
+   * Adds a row (its uncompressed bytes) and returns its index in the block. Copied unless `own`: the writer's rows are views of
+   * a reader thread's batch buffer, handed back once written.
+   */
+  add(plain: Uint8Array, own = false): number {
+    this.rows.push(own ? plain : Buffer.from(plain))
     this.bytes += plain.length
     return this.rows.length - 1
   }
@@ -216,7 +235,7 @@ export class BlockBuilder {
     }
     if (plain.length < MIN_COMPRESS) codec = CODEC_NONE
     if (codec === CODEC_NONE) return Buffer.concat([Buffer.from([CODEC_NONE]), plain])
-    const c = codec === CODEC_ZSTD ? zstdCompress(plain) : zlib.deflateRawSync(plain, { level: BLOCK_DEFLATE_LEVEL })
+    const c = codec === CODEC_ZSTD ? zstdCompress(plain) : codec === CODEC_BROTLI ? brotliCompress(plain) : zlib.deflateRawSync(plain, { level: BLOCK_DEFLATE_LEVEL })
     const out = Buffer.allocUnsafe(c.length + 1)
     out[0] = codec
     c.copy(out, 1)
@@ -224,10 +243,7 @@ export class BlockBuilder {
   }
 }
 
-/**
- * Deflate's level for blocks (Node 20): 5 costs about what level 1 did row by row (1.4 CPU-s for the bench's 97 MB) and saves
- * a further 7%; 6 costs 0.2 CPU-s more for 0.1 MB (docs/performance.md). zstd keeps its default level 3.
- */
+/** Deflate's level for blocks (Node 20's codec before Brotli; still asked for with FERRY_ARCHIVE_CODEC=deflate). */
 const BLOCK_DEFLATE_LEVEL = 5
 
 /** A block's rows, uncompressed: `row(i)` is the i-th row's bytes (for `unpackPlain`). */

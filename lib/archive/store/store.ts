@@ -32,9 +32,11 @@ export interface Row {
   tools: string
   /**
    * The record's stored parts, packed (pack.ts) but not compressed: made where the row is made, a
-   * reader thread as a rule; the writer compresses a session's rows together, by blocks.
+   * reader thread as a rule, which also compresses a session's rows together by blocks (seal.ts).
    */
   data: Uint8Array
+  /** Its index in the block its reader sealed (none: the writer puts it into a block of its own). */
+  bidx?: number
   /** Whether it was read with its native pass (a native-less stream keeps what was stored of the source). */
   hasNative: boolean
   /** The indexed words ('' for none). */
@@ -172,6 +174,12 @@ export class ArchiveWriter {
   private left = new Set<number>()
   /** Whether the open session's last block was looked at (to be filled further: see `addRow`). */
   private tailSeen = false
+  /**
+   * The block being filled holds the same rows at the same indexes as the one a reader thread is sealing: the sealed BLOB
+   * is stored when it comes (`takeBlock`) and the writer compresses nothing. Any other row (one not added, added elsewhere,
+   * or its content changed) ends that, and the writer seals its own.
+   */
+  private aligned = false
   private readonly st
 
   constructor(private readonly db: ArchiveDb, private readonly path: string, private readonly waitMs = 30_000) {
@@ -267,6 +275,7 @@ export class ArchiveWriter {
   rollback(): void {
     this.ftsPending = []
     this.block = null
+    this.aligned = false
     this.left.clear()
     forgetBlock(this.db)
     if (!this.inTx) return
@@ -348,12 +357,17 @@ export class ArchiveWriter {
 
   /** One record of the open session, already prepared (by this thread's RowMaker or a reader thread's). */
   writeRow(row: Row): void {
-    const { id, data, hasNative, text, tools, kind, role, ts } = row
+    const { id, data, hasNative, text, tools, kind, role, ts, bidx } = row
     const sid = this.sid
     if (!sid || row.sid !== sid) throw new FerryError(`record ${String(id)} is not of the open session ${String(sid)}`, { code: 'invalid-input' })
     if (typeof id !== 'string' || id === '') throw new FerryError('a record without an id cannot be archived', { code: 'invalid-input' })
+    // A reader started a block: so does the writer (only for a session new to the archive: an archived one's tail block is refilled here).
+    if (bidx === 0 && this.fresh) this.align()
     // A record a fork inherited keeps its parent's id: it is archived with the parent, and read from there (harness/archive/source.ts).
-    if (!id.startsWith(`${sid}:`)) return
+    if (!id.startsWith(`${sid}:`)) {
+      if (bidx !== undefined) this.aligned = false
+      return
+    }
     const ord = this.ord++
     if (kind === 'message') this.messages++
     // New ids (the common case) cost one statement; a known id is compared with what is stored.
@@ -364,7 +378,7 @@ export class ArchiveWriter {
     const old = ins.changes === 1 ? undefined : (this.st.get.get(id) as { rid: number; sid: string; bid: number; bidx: number; active: number; ord: number })
     const indexed = text.length > 0 || tools !== ''
     if (!old) {
-      const i = this.addRow(plain)
+      const i = this.addRow(plain, bidx)
       if (i !== at) this.st.moveRow.run(i, ins.lastInsertRowid)
       if (indexed) this.st.ftsIns.run(ins.lastInsertRowid, text, tools, '', '')
       this.counts.added++
@@ -374,6 +388,8 @@ export class ArchiveWriter {
     if (old.sid !== sid) throw new FerryError(`record id ${id} is already archived in session ${old.sid}`, { code: 'invalid-input' })
     // The stored row: from the block being filled when it is there (an id seen twice in one read).
     const was = old.bid === this.bid && this.block ? this.block.rows[old.bidx]! : blockOf(this.db, old.bid).row(old.bidx)
+    // Its slot in the reader's block is not this one's (same content: none; changed: maybe other bytes, or the tail block's index).
+    this.aligned = false
     // Read without native (convert --to archive of a native-less stream): what was kept of the source stays.
     let next: Uint8Array | null = null
     if (hasNative) next = samePlain(was, plain) ? null : plain
@@ -414,7 +430,7 @@ export class ArchiveWriter {
    * session archived a few records at a time (an agent's hook after every turn) would otherwise end
    * up as many small blocks, compressed almost row by row.
    */
-  private addRow(plain: Uint8Array): number {
+  private addRow(plain: Uint8Array, bidx?: number): number {
     const block = this.openBlock()
     if (!this.tailSeen && !this.fresh && block.rows.length === 0) {
       this.tailSeen = true
@@ -430,18 +446,50 @@ export class ArchiveWriter {
       }
     }
     const i = block.add(plain)
-    if (block.full) this.sealBlock()
+    if (i !== bidx) this.aligned = false
+    // Aligned, the reader's sealed block follows this row.
+    if (block.full && !this.aligned) this.sealBlock()
     return i
+  }
+
+  /** Starts a block with the reader's (the one being filled, if any, is sealed here first). */
+  private align(): void {
+    if (this.block?.rows.length) this.sealBlock()
+    this.openBlock()
+    this.aligned = true
+  }
+
+  /** Whether rows point at a block whose sealed BLOB a reader is yet to send. */
+  get awaitingBlock(): boolean {
+    return this.aligned && !!this.block?.rows.length
+  }
+
+  /**
+   * A reader's sealed block of `rows` rows: stored as the block being filled when that holds the same rows at the same
+   * indexes (see `aligned`); otherwise not needed, the writer seals its own.
+   */
+  takeBlock(rows: number, blob: Uint8Array): void {
+    const b = this.block
+    const same = this.aligned && b !== null && b.rows.length === rows
+    this.aligned = false
+    if (!same) return
+    this.block = null
+    this.insertBlock(blob)
   }
 
   /** Writes the block being filled (at its size, the session's end, and before every commit: never half a block). */
   private sealBlock(): void {
     const b = this.block
+    this.aligned = false
     if (!b) return
     this.block = null
     if (b.rows.length === 0) return
+    this.insertBlock(b.seal())
+  }
+
+  private insertBlock(blob: Uint8Array): void {
     try {
-      this.st.insertBlock.run(this.bid, b.seal())
+      this.st.insertBlock.run(this.bid, blob)
     } catch (err) {
       // Rows already point at this block: the run must end (and roll back), not skip one session and commit them.
       throw lockError(this.path, err, this.waitMs) ?? new FerryError(`cannot write a block of the archive: ${(err as Error).message}`, { code: 'db-error', position: { file: this.path }, cause: err })
