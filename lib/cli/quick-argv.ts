@@ -77,8 +77,8 @@ export function quickParse(args: readonly string[], spec: QuickSpec): Args | und
   const pos = spec.positional
   if (words.length && !pos) return undefined
   if (pos && !pos.variadic && words.length > 1) return undefined
-  // yargs reads a word that looks like a number as one, whatever the positional's type.
-  if (words.some((w) => PLAIN_NUMBER.test(w) || /^0x[0-9a-f]+$/i.test(w))) return undefined
+  // yargs reads a word that looks like a number as one, whatever the positional's type, and `help` as its help.
+  if (words.some((w) => PLAIN_NUMBER.test(w) || /^0x[0-9a-f]+$/i.test(w) || w === 'help')) return undefined
   const argv: Args = { _: [spec.word] }
   const set = (key: string, value: unknown): void => {
     for (const name of [key, ...(spec.alias[key] ?? [])]) {
