@@ -11,6 +11,8 @@ import type { Args } from './options.js'
 /** A command's options as yargs holds them (quick-spec.ts reads them from the real parser at build time). */
 export interface QuickSpec {
   word: string
+  /** The parser's script name (`$0`). */
+  script: string
   /** The positional of `word [name..]` (variadic) or `word [name]`. */
   positional?: { name: string; variadic: boolean }
   boolean: string[]
@@ -92,6 +94,6 @@ export function quickParse(args: readonly string[], spec: QuickSpec): Args | und
     if (pos.variadic) set(pos.name, words)
     else if (words.length) set(pos.name, words[0])
   }
-  argv.$0 = 'ferry'
+  argv.$0 = spec.script
   return argv
 }

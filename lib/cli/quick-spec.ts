@@ -27,9 +27,9 @@ interface YargsOptions {
 }
 
 /** The options `word` parses, as its builder leaves them (help rendered through a callback, so nothing runs or prints). */
-async function optionsOf(word: string): Promise<YargsOptions> {
+async function optionsOf(word: string): Promise<YargsOptions & { script: string }> {
   await loadCommands([word])
-  let seen: YargsOptions | undefined
+  let seen: (YargsOptions & { script: string }) | undefined
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const modules = commandModules([]).map((m): CommandModule<any, any> => {
     if (commandName(m) !== word || typeof m.builder !== 'function') return m
@@ -38,7 +38,8 @@ async function optionsOf(word: string): Promise<YargsOptions> {
       ...m,
       builder: (y: Argv) => {
         const out = (build(y) as Argv | undefined) ?? y
-        seen = structuredClone((out as unknown as { getOptions(): YargsOptions }).getOptions())
+        const y2 = out as unknown as { getOptions(): YargsOptions; $0: string }
+        seen = { ...structuredClone(y2.getOptions()), script: y2.$0 }
         return out
       },
     }
@@ -74,6 +75,7 @@ export async function quickSpec(word: string): Promise<QuickSpec | undefined> {
   if (keys.some((k) => !typed.has(k) && k !== positional?.name)) return undefined
   return {
     word,
+    script: o.script,
     ...(positional ? { positional } : {}),
     boolean: o.boolean.filter((k) => k !== 'help' && k !== 'version'),
     string: o.string,
