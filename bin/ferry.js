@@ -11,7 +11,8 @@
 // (docs/performance.md, "Start-up"); `ferry [COMMAND] --help` prints the
 // text rendered at build time when it was rendered at this width
 // (lib/cli/help-text.ts; docs/performance.md, "Start-up and `ls`, second
-// round (issue #49)").
+// round (issue #49)"); a plain line of a quick command (`search`, `ls`) runs
+// without the parser (lib/cli/quick.ts).
 import module from 'node:module'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -39,6 +40,16 @@ function builtHelp(word) {
   }
 }
 
+/** The quick commands' options (dist/quick-argv.json), when this line starts with one of them. */
+function quickSpecs() {
+  try {
+    const specs = JSON.parse(readFileSync(new URL('../dist/quick-argv.json', import.meta.url), 'utf8'))
+    return Object.hasOwn(specs, args[0] ?? '') ? specs : undefined
+  } catch {
+    return undefined
+  }
+}
+
 module.enableCompileCache?.()
 const args = process.argv.slice(2)
 const help = builtHelp(helpWord(args))
@@ -59,7 +70,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const flags = nodeFlagsFor(args)
   if (!flags.length || !(await relaunch(flags, fileURLToPath(import.meta.url), args))) {
     watchLauncher()
-    const { main } = await import('../dist/ferry.mjs')
-    main(args)
+    const specs = quickSpecs()
+    if (!specs || !(await (await import('../dist/ferry-quick.mjs')).quickMain(args, specs))) {
+      const { main } = await import('../dist/ferry.mjs')
+      main(args)
+    }
   }
 }

@@ -100,7 +100,8 @@ const harnessChunk = {
 const dist = join(root, 'dist')
 const ours = (f) => f === 'ferry.mjs' || /^ferry-.*\.mjs$/.test(f)
 const built = await build({
-  entryPoints: { ferry: join(root, 'dist/lib/cli/main.js') },
+  // The quick entry runs a plain line of a short command without the parser (lib/cli/quick.ts); the chunks are shared.
+  entryPoints: { ferry: join(root, 'dist/lib/cli/main.js'), 'ferry-quick': join(root, 'dist/lib/cli/quick.js') },
   outdir: dist,
   splitting: true,
   chunkNames: 'ferry-[name]-[hash]',
@@ -156,3 +157,7 @@ for (const f of readdirSync(dist).filter(ours)) {
 // The help texts at the usual widths, for bin/ferry.js to print without starting the parser (lib/cli/help-text.ts).
 const { HELP_WIDTHS, helpTexts } = await import(pathToFileURL(join(dist, 'lib/cli/help-text.js')).href)
 for (const w of HELP_WIDTHS) writeFileSync(join(dist, `help-${w}.json`), JSON.stringify(await helpTexts(w)))
+
+// The quick commands' options as the parser holds them, for bin/ferry.js to parse a plain line of one without it (lib/cli/quick-spec.ts).
+const { quickSpecs } = await import(pathToFileURL(join(dist, 'lib/cli/quick-spec.js')).href)
+writeFileSync(join(dist, 'quick-argv.json'), JSON.stringify(await quickSpecs()))

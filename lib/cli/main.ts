@@ -18,33 +18,8 @@ import { ownWords, rejectNotNumbers } from './usage-words.js'
 import { COMPLETE_HOOK, completionCommands, printCompletions } from './completion.js'
 import { cliTransforms, joinTransformValues } from './transforms.js'
 import { transformCommand } from './commands/transform-commands.js'
+import { COMMANDS, type CommandWord } from './command-modules.js'
 
-/**
- * Every command's module, in the order `--help` lists them, loaded only when
- * needed (`loadCommands`): a command line that names one command loads that
- * module alone, so `ferry ls` never parses the archive's, the exporter's or
- * the picker's code (the bundle keeps each in a chunk of its own,
- * scripts/bundle.mjs).
- */
-const COMMANDS = {
-  ls: () => import('./commands/ls.js'),
-  cat: () => import('./commands/cat.js'),
-  write: () => import('./commands/write.js'),
-  convert: () => import('./commands/convert.js'),
-  quickstart: () => import('./commands/quickstart.js'),
-  archive: () => import('./commands/archive.js'),
-  hooks: () => import('./commands/hooks.js'),
-  search: () => import('./commands/search.js'),
-  export: () => import('./commands/export.js'),
-  continue: () => import('./commands/continue.js'),
-  show: () => import('./commands/show.js'),
-  render: () => import('./commands/render.js'),
-  stats: () => import('./commands/stats.js'),
-  mcp: () => import('./commands/mcp.js'),
-  pick: () => import('./commands/pick.js'),
-  doctor: () => import('./commands/doctor.js'),
-} as const
-type CommandWord = keyof typeof COMMANDS
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const loaded = new Map<CommandWord, CommandModule<any, any>>()
 /** Commands whose handler needs the joined argv (their transform flags). */
@@ -82,8 +57,12 @@ export function commandName(m: CommandModule<any, any>): string {
   return String(m.command).split(' ')[0]!
 }
 
-/** The parser with every option and command: what `main` runs, what completion and docs/cli.md read. */
-export function parser(args: string[], joined: string[] = args, width = helpWidth()): Argv {
+/**
+ * The parser with every option and command: what `main` runs, what completion and docs/cli.md read. `modules` are
+ * the command modules it runs (those loaded, by default).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function parser(args: string[], joined: string[] = args, width = helpWidth(), modules: Array<CommandModule<any, any>> = commandModules(joined)): Argv {
   let y: Argv = yargs(args)
     .scriptName('ferry')
     .usage('ferry <command> [options]\n\nMove coding-agent sessions between agents: read any harness into one record stream, transform it, write it as any other.')
@@ -96,10 +75,10 @@ export function parser(args: string[], joined: string[] = args, width = helpWidt
     .wrap(width)
     .demandCommand(1, 'name a command (see ferry --help)')
   y = storeOptions(unwrappedExamples(y, width)).group(['help', 'version'], GLOBAL)
-  const modules = commandModules(joined).map(ownOptionsFirst)
-  for (const m of modules) y = y.command(m as never)
+  const own = modules.map(ownOptionsFirst)
+  for (const m of own) y = y.command(m as never)
   const top = y
-  const names = modules.map(commandName)
+  const names = own.map(commandName)
   return y
     .middleware((argv) => rejectRepeated((top as unknown as { getOptions(): never }).getOptions(), argv), true)
     .middleware((argv) => rejectNotNumbers((top as unknown as { getOptions(): never }).getOptions(), argv, args), true)
