@@ -43,7 +43,10 @@ export function swapPath<T>(v: T, path: string, to: string): T {
   const o: Record<string, unknown> = {}
   for (const k in v) {
     const x = (v as Record<string, unknown>)[k]
-    o[k] = x === path ? to : typeof x === 'object' && x !== null ? swapPath(x, path, to) : x
+    const y = x === path ? to : typeof x === 'object' && x !== null ? swapPath(x, path, to) : x
+    // An own `__proto__` (JSON.parse makes one) stays a key, as JSON keeps it.
+    if (k === '__proto__') Object.defineProperty(o, k, { value: y, enumerable: true, writable: true, configurable: true })
+    else o[k] = y
   }
   return o as T
 }

@@ -1,0 +1,86 @@
+/**
+ * How the discovery cache stores values (lib/harness/cache-values.ts): whatever goes in comes back as a JSON
+ * round trip would give it, the file's path put back, from ASCII text; a row that does not fit its shape is
+ * refused (the cache then reads the file). And `ls`'s sort (lib/cli/table.ts), whose ISO times are compared
+ * with `<`, orders rows as `localeCompare` did.
+ */
+import t from 'tap'
+import { ValueReader, asciiJson, encodeValues } from '../../lib/harness/cache-values.js'
+import { sortSessions } from '../../lib/cli/table.js'
+import type { SessionInfo } from '../../lib/harness/types.js'
+
+const P1 = '/h/.claude/projects/-a/1111.jsonl'
+const P2 = '/h/.claude/projects/-b/2222.jsonl'
+
+function roundTrip(items: Array<{ value: unknown; path: string }>): unknown[] {
+  const rows: unknown[][] = items.map((_, i) => [`rel${i}`])
+  const { shapes, table } = encodeValues(items, rows)
+  const text = asciiJson(JSON.stringify({ shapes, table, rows }))
+  t.ok(/^[\x00-\x7f]*$/.test(text), 'the text is ASCII')
+  const back = JSON.parse(Buffer.from(text, 'utf8').toString('latin1')) as { shapes: unknown; table: unknown; rows: unknown[][] }
+  const r = new ValueReader(back.shapes, back.table)
+  return back.rows.map((row, i) => r.value(row, 1, items[i]!.path))
+}
+
+t.test('values come back as JSON would give them, the path put back', async (t) => {
+  const info = (path: string, title: string) => ({ harness: 'h', id: 'x', path, locator: { path, line: 3 }, bytes: 12, cwd: '/w', title, skipped: undefined, flag: true, none: null })
+  const items = [
+    { value: info(P1, '这个函数太慢了 😀'), path: P1 },
+    { value: info(P2, 'plain'), path: P2 },
+    { value: null, path: P1 },
+    { value: { list: [P1, 1, { path: P1 }], n: 2 }, path: P1 },
+    { value: { n: NaN, s: 'x' }, path: P2 },
+    { value: JSON.parse('{"__proto__": {"a": 1}, "b": 2}') as unknown, path: P2 },
+    { value: { lone: '\ud800x', mark: '\u0000path', deep: { a: { b: { c: P2 } } } }, path: P2 },
+    { value: 'just a string', path: P1 },
+    { value: { 10: 'ten', a: 'a', 2: 'two' }, path: P1 },
+  ]
+  const back = roundTrip(items)
+  items.forEach((it, i) => t.same(back[i], JSON.parse(JSON.stringify(it.value) ?? 'null'), `value ${i}`))
+  t.equal(JSON.stringify(back[0]), JSON.stringify(items[0]!.value), 'keys in their order')
+  t.equal(JSON.stringify(back[8]), JSON.stringify(items[8]!.value), 'integer keys in their order')
+  t.equal(JSON.stringify(back[5]), JSON.stringify(items[5]!.value), 'an own __proto__ key kept as JSON keeps it')
+  t.equal(Object.getPrototypeOf(back[5]), Object.prototype, 'and not made the prototype')
+  const again = roundTrip(items)
+  t.not(again[0], back[0], 'a new object each time')
+})
+
+t.test('a row that does not fit its shape is refused', async (t) => {
+  const rows: unknown[][] = [['r']]
+  const { shapes, table } = encodeValues([{ value: { a: 'x', b: 'y', c: 'x' }, path: P1 }], rows)
+  const r = new ValueReader(shapes, table)
+  const row = rows[0]!
+  t.same(r.value(row, 1, P1), { a: 'x', b: 'y', c: 'x' })
+  t.equal(r.value(row.slice(0, -1), 1, P1), undefined, 'a leaf short')
+  t.equal(r.value([...row, 'extra'], 1, P1), undefined, 'a leaf too many')
+  t.equal(r.value(['r', 99, 'x', 'y'], 1, P1), undefined, 'no such shape')
+  t.same(row.slice(1), [0, 0, 'y', 0], 'x twice: in the table')
+  const tabled = [...row]
+  tabled[2] = 42
+  t.equal(r.value(tabled, 1, P1), undefined, 'no such table entry')
+  t.throws(() => new ValueReader([['*__proto__']], []), 'a shape naming __proto__ is refused')
+  t.throws(() => new ValueReader([['?a']], []), 'an unknown kind is refused')
+  t.throws(() => new ValueReader('x', []), 'shapes that are no list are refused')
+})
+
+t.test('sorting by time orders rows as localeCompare does, ties in discovery order', async (t) => {
+  let seed = 7
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n)
+  const pad = (n: number, w: number) => String(n).padStart(w, '0')
+  const iso = () => `${2020 + rand(8)}-${pad(1 + rand(12), 2)}-${pad(1 + rand(28), 2)}T${pad(rand(24), 2)}:${pad(rand(60), 2)}:${pad(rand(60), 2)}.${pad(rand(1000), 3)}Z`
+  const odd = () => [iso().slice(0, 19) + 'Z', iso().replace('Z', '+02:00'), '', 'yesterday', iso().slice(0, 10)][rand(5)]
+  const rows: SessionInfo[] = Array.from({ length: 3000 }, (_, i) => {
+    const u = rand(10) === 0 ? undefined : rand(7) === 0 ? odd() : rand(5) === 0 ? '2026-01-01T00:00:00.000Z' : iso()
+    const c = rand(3) === 0 ? undefined : iso()
+    return { harness: ['a', 'b'][rand(2)]!, id: String(i), sid: `x:${i}`, path: `/p/${i}`, locator: {}, ...(u !== undefined && { updated_at: u }), ...(c && { created_at: c }), title: ['t', 'T', 'é', ''][rand(4)] } as SessionInfo
+  })
+  for (const key of ['updated', 'created', 'harness', 'title'] as const) {
+    for (const reverse of [false, true]) {
+      const time = (r: SessionInfo) => (key === 'created' ? (r.created_at ?? r.updated_at) : (r.updated_at ?? r.created_at)) ?? ''
+      const cmp = key === 'updated' || key === 'created' ? (a: SessionInfo, b: SessionInfo) => time(b).localeCompare(time(a)) : (a: SessionInfo, b: SessionInfo) => (a[key] ?? '').localeCompare(b[key] ?? '') || time(b).localeCompare(time(a))
+      const want = [...rows].sort(cmp)
+      if (reverse) want.reverse()
+      t.same(sortSessions(rows, key, reverse).map((r) => r.id), want.map((r) => r.id), `${key}${reverse ? ', reversed' : ''}`)
+    }
+  }
+})
