@@ -1,21 +1,23 @@
 /**
  * How the discovery cache (discovery-cache.ts) stores its values, a session's metadata (objects of strings and
  * numbers, an object or two deep), so that loading ten thousand of them is cheap: each value is a row of its
- * leaves under a shape that names the keys once for every value of that shape, a string that recurs (a cwd, a
- * model, a version) is written once in a table and referred to by its index, and the file's own path is not
- * written at all. A value of any other form (an array, a number JSON cannot hold) is kept whole, as JSON keeps it.
+ * leaves under a shape that names the keys once for every value of that shape, the strings of a key whose
+ * values recur (a cwd, a model, a version) are written once in a table and referred to by their index, and the
+ * file's own path is not written at all. A value of any other form (an array, a number JSON cannot hold) is kept whole, as JSON keeps it.
  */
 
-/**
- * A shape: the keys of an object in their order, each leaf key led by its kind (LITERAL: the leaf is in the row;
- * TABLED: the row holds its index in the table; PATH: the value is the file's path, nothing is in the row) and a
- * nested object as [key, its shape].
- */
+/** A shape: the keys of an object in their order, a nested object as [key, its shape]. */
 export type Shape = Array<string | [string, Shape]>
 
-const LITERAL = '.'
-const TABLED = '*'
-const PATH = '/'
+/**
+ * Each leaf's kind, a base-4 digit of the row's kinds number (the first leaf the lowest): its value is in the row
+ * (LITERAL), its index in the table is (TABLED), or it is the file's path and nothing is (PATH). At most
+ * MAX_LEAVES digits fit in a number that JSON keeps exactly; a value with more leaves is kept whole.
+ */
+const LITERAL = 0
+const TABLED = 1
+const PATH = 2
+const MAX_LEAVES = 26
 /** Shape indexes that are no shape: a null value (no leaves), a value kept whole (one leaf, the path as PATH_MARK). */
 const NULL_VALUE = -1
 const WHOLE = -2
@@ -52,12 +54,12 @@ export function swapPath<T>(v: T, path: string, to: string): T {
 }
 
 /** The keys (with undefined ones left out, as JSON does) and leaves of a shapeable object, depth first. */
-function flatten(v: Record<string, unknown>, keys: Array<string | [string, unknown[]]>, leaves: Leaf[]): void {
+function flatten(v: Record<string, unknown>, keys: Shape, leaves: Leaf[]): void {
   for (const k of Object.keys(v)) {
     const x = v[k]
     if (x === undefined) continue
     if (typeof x === 'object' && x !== null) {
-      const sub: Array<string | [string, unknown[]]> = []
+      const sub: Shape = []
       keys.push([k, sub])
       flatten(x as Record<string, unknown>, sub, leaves)
     } else {
@@ -67,61 +69,104 @@ function flatten(v: Record<string, unknown>, keys: Array<string | [string, unkno
   }
 }
 
+function sameShape(a: Shape, b: Shape): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (typeof x === 'string' ? x !== y : typeof y === 'string' || x[0] !== y[0] || !sameShape(x[1], y[1])) return false
+  }
+  return true
+}
+
+/** The names of a shape's leaves, depth first (a nested one as `outer.inner`). */
+function leafNames(shape: Shape, prefix = '', out: string[] = []): string[] {
+  for (const k of shape) {
+    if (typeof k === 'string') out.push(prefix + k)
+    else leafNames(k[1], `${prefix}${k[0]}.`, out)
+  }
+  return out
+}
+
+/** Values looked at to choose the keys whose strings go in the table. */
+const SAMPLE = 256
+
 /**
- * Encodes `values` (each with the path of its file): appends to `rows[i]` value i's shape index and leaves.
- * Returns the shapes and the table the rows refer to.
+ * Encodes `values` (each with the path of its file): appends to `rows[i]` value i's shape index, its leaves'
+ * kinds and its leaves. Returns the shapes and the table the rows refer to. Strings go in the table by key: a
+ * key whose strings repeat in the first values (a cwd, a model, a version: at most half of them different) has
+ * all its strings there; looking each string up would cost more than it saves on reading.
  */
 export function encodeValues(values: ReadonlyArray<{ value: unknown; path: string }>, rows: unknown[][]): { shapes: Shape[]; table: string[] } {
-  type Flat = null | { whole: unknown } | { keys: Array<string | [string, unknown[]]>; leaves: Leaf[]; path: string }
+  const shapes: Shape[] = []
+  const shapeIndex = new Map<string, number>()
+  let last: { keys: Shape; index: number } | undefined
+  type Flat = { shape: number; leaves: Leaf[]; path: string } | { whole: unknown } | null
   const flat = values.map(({ value, path }): Flat => {
     if (value === null) return null
     if (typeof value !== 'object' || !shapeable(value)) return { whole: swapPath(value, path, PATH_MARK) }
-    const keys: Array<string | [string, unknown[]]> = []
+    const keys: Shape = []
     const leaves: Leaf[] = []
     flatten(value as Record<string, unknown>, keys, leaves)
-    return { keys, leaves, path }
+    if (leaves.length > MAX_LEAVES) return { whole: swapPath(value, path, PATH_MARK) }
+    // Values in a row mostly have the keys of the one before: compared first, before a signature is made.
+    if (!last || !sameShape(keys, last.keys)) {
+      const sig = JSON.stringify(keys)
+      let index = shapeIndex.get(sig)
+      if (index === undefined) shapeIndex.set(sig, (index = shapes.push(keys) - 1))
+      last = { keys, index }
+    }
+    return { shape: last.index, leaves, path }
   })
-  const seen = new Map<string, number>()
-  for (const f of flat) if (f && 'leaves' in f) for (const x of f.leaves) if (typeof x === 'string' && x !== f.path) seen.set(x, (seen.get(x) ?? 0) + 1)
+  const names = shapes.map((s) => leafNames(s))
+  // Which keys' strings repeat, from the first values.
+  const distinct = new Map<string, Set<string>>()
+  const counts = new Map<string, number>()
+  let sampled = 0
+  for (const f of flat) {
+    if (sampled >= SAMPLE) break
+    if (!f || !('shape' in f)) continue
+    sampled++
+    names[f.shape]!.forEach((name, i) => {
+      const x = f.leaves[i]
+      if (typeof x !== 'string' || x === f.path) return
+      counts.set(name, (counts.get(name) ?? 0) + 1)
+      let d = distinct.get(name)
+      if (!d) distinct.set(name, (d = new Set()))
+      d.add(x)
+    })
+  }
+  const tabledKeys = new Set([...counts].filter(([name, n]) => n >= 4 && distinct.get(name)!.size * 2 <= n).map(([name]) => name))
+  const tabledLeaf = names.map((ns) => ns.map((n) => tabledKeys.has(n)))
   const table: string[] = []
   const index = new Map<string, number>()
-  for (const [s, n] of seen) if (n > 1) index.set(s, table.push(s) - 1)
-  const shapes: Shape[] = []
-  const shapeIndex = new Map<string, number>()
   flat.forEach((f, i) => {
     const row = rows[i]!
     if (f === null) return void row.push(NULL_VALUE)
     if ('whole' in f) return void row.push(WHOLE, f.whole)
-    const at = row.push(0) - 1
-    let n = 0
-    const shape = (keys: Array<string | [string, unknown[]]>): Shape =>
-      keys.map((k) => {
-        if (typeof k !== 'string') return [k[0], shape(k[1] as Array<string | [string, unknown[]]>)]
-        const x = f.leaves[n++]!
-        if (x === f.path) return PATH + k
-        const t = typeof x === 'string' ? index.get(x) : undefined
-        row.push(t ?? x)
-        return (t === undefined ? LITERAL : TABLED) + k
-      })
-    const s = shape(f.keys)
-    const key = JSON.stringify(s)
-    let si = shapeIndex.get(key)
-    if (si === undefined) shapeIndex.set(key, (si = shapes.push(s) - 1))
-    row[at] = si
+    const at = row.push(f.shape, 0) - 1
+    const tabled = tabledLeaf[f.shape]!
+    let kinds = 0
+    let digit = 1
+    f.leaves.forEach((x, j) => {
+      if (x === f.path) kinds += PATH * digit
+      else if (typeof x === 'string' && tabled[j]) {
+        let t = index.get(x)
+        if (t === undefined) index.set(x, (t = table.push(x) - 1))
+        kinds += TABLED * digit
+        row.push(t)
+      } else row.push(x)
+      digit *= 4
+    })
+    row[at] = kinds
   })
   return { shapes, table }
 }
 
-/** A compiled shape's kinds of key. */
-const Kind = { Literal: 0, Tabled: 1, Path: 2, Nested: 3 } as const
-type Kind = (typeof Kind)[keyof typeof Kind]
-
 interface Compiled {
   names: string[]
-  kinds: Kind[]
+  /** Per key: its nested object's shape, or undefined for a leaf. */
   subs: Array<Compiled | undefined>
-  /** How many leaves a row of this shape holds. */
-  leaves: number
 }
 
 /** Thrown (and caught by the cache, which then reads the file) for a row that does not fit its shape. */
@@ -129,23 +174,13 @@ class Damaged extends Error {}
 
 function compile(s: unknown): Compiled {
   if (!Array.isArray(s)) throw new Damaged('shape')
-  const c: Compiled = { names: [], kinds: [], subs: [], leaves: 0 }
+  const c: Compiled = { names: [], subs: [] }
   for (const k of s as unknown[]) {
-    if (Array.isArray(k) && typeof k[0] === 'string' && k[0] !== '__proto__') {
-      const sub = compile(k[1])
-      c.names.push(k[0])
-      c.kinds.push(Kind.Nested)
-      c.subs.push(sub)
-      c.leaves += sub.leaves
-      continue
-    }
-    if (typeof k !== 'string' || k.length < 1 || k.slice(1) === '__proto__') throw new Damaged('shape')
-    const kind = k[0] === LITERAL ? Kind.Literal : k[0] === TABLED ? Kind.Tabled : k[0] === PATH ? Kind.Path : undefined
-    if (kind === undefined) throw new Damaged('shape')
-    c.names.push(k.slice(1))
-    c.kinds.push(kind)
-    c.subs.push(undefined)
-    if (kind !== Kind.Path) c.leaves++
+    const nested = Array.isArray(k) && k.length === 2
+    const name: unknown = nested ? k[0] : k
+    if (typeof name !== 'string' || name === '__proto__') throw new Damaged('shape')
+    c.names.push(name)
+    c.subs.push(nested ? compile(k[1]) : undefined)
   }
   return c
 }
@@ -154,7 +189,9 @@ function compile(s: unknown): Compiled {
 export class ValueReader {
   private readonly shapes: Compiled[]
   private readonly table: string[]
+  /** While a row is read: the next leaf's index, and the kinds of the leaves still to come. */
   private at = 0
+  private kinds = 0
 
   /** Throws when `shapes` or `table` is not what encodeValues gives. */
   constructor(shapes: unknown, table: unknown) {
@@ -169,10 +206,13 @@ export class ValueReader {
     if (si === NULL_VALUE) return row.length === at + 1 ? null : undefined
     if (si === WHOLE) return row.length === at + 2 ? swapPath(row[at + 1], PATH_MARK, path) : undefined
     const c = typeof si === 'number' ? this.shapes[si] : undefined
-    if (!c || row.length !== at + 1 + c.leaves) return undefined
-    this.at = at + 1
+    const kinds = row[at + 1]
+    if (!c || typeof kinds !== 'number' || !Number.isSafeInteger(kinds) || kinds < 0) return undefined
+    this.at = at + 2
+    this.kinds = kinds
     try {
-      return this.build(c, row, path)
+      const v = this.build(c, row, path)
+      return this.at === row.length && this.kinds === 0 ? v : undefined
     } catch (err) {
       if (err instanceof Damaged) return undefined
       throw err
@@ -181,28 +221,27 @@ export class ValueReader {
 
   private build(c: Compiled, row: readonly unknown[], path: string): Record<string, unknown> {
     const o: Record<string, unknown> = {}
-    const { names, kinds } = c
+    const { names, subs } = c
     for (let k = 0; k < names.length; k++) {
-      switch (kinds[k]) {
-        case Kind.Literal: {
-          const x = row[this.at++]
-          if (typeof x === 'object' && x !== null) throw new Damaged('leaf')
-          o[names[k]!] = x
-          break
-        }
-        case Kind.Tabled: {
-          const x = row[this.at++]
-          const s = typeof x === 'number' ? this.table[x] : undefined
-          if (s === undefined) throw new Damaged('leaf')
-          o[names[k]!] = s
-          break
-        }
-        case Kind.Path:
-          o[names[k]!] = path
-          break
-        default:
-          o[names[k]!] = this.build(c.subs[k]!, row, path)
+      const sub = subs[k]
+      if (sub) {
+        o[names[k]!] = this.build(sub, row, path)
+        continue
       }
+      const kind = this.kinds % 4
+      this.kinds = (this.kinds - kind) / 4
+      if (kind === PATH) {
+        o[names[k]!] = path
+        continue
+      }
+      if (this.at >= row.length) throw new Damaged('leaf')
+      const x = row[this.at++]
+      if (kind === TABLED) {
+        const s = typeof x === 'number' ? this.table[x] : undefined
+        if (s === undefined) throw new Damaged('leaf')
+        o[names[k]!] = s
+      } else if (kind === LITERAL && (typeof x !== 'object' || x === null)) o[names[k]!] = x
+      else throw new Damaged('leaf')
     }
     return o
   }

@@ -152,7 +152,7 @@ export function openDiscoveryCache<T>(ctx: StoreContext, harness: string, root: 
         const values: Array<{ value: unknown; path: string }> = []
         const rows: Entry[] = []
         for (const [path, e] of entries) {
-          const value = valueOf(e, path)
+          const value = e[5] === READ ? e[6] : valueOf(e, path)
           if (value === undefined) continue
           values.push({ value, path })
           rows.push([e[0], e[1], e[2], e[3], e[4]])

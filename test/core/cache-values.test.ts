@@ -23,6 +23,7 @@ function roundTrip(items: Array<{ value: unknown; path: string }>): unknown[] {
 }
 
 t.test('values come back as JSON would give them, the path put back', async (t) => {
+  const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, i % 2 ? P1 : 'v']))
   const info = (path: string, title: string) => ({ harness: 'h', id: 'x', path, locator: { path, line: 3 }, bytes: 12, cwd: '/w', title, skipped: undefined, flag: true, none: null })
   const items = [
     { value: info(P1, '这个函数太慢了 😀'), path: P1 },
@@ -34,6 +35,8 @@ t.test('values come back as JSON would give them, the path put back', async (t) 
     { value: { lone: '\ud800x', mark: '\u0000path', deep: { a: { b: { c: P2 } } } }, path: P2 },
     { value: 'just a string', path: P1 },
     { value: { 10: 'ten', a: 'a', 2: 'two' }, path: P1 },
+    { value: many, path: P1 },
+    { value: { harness: 'h', id: 'y', path: P2, locator: { path: P2, line: 3 }, bytes: 12, cwd: '/w', title: 'no flag' }, path: P2 },
   ]
   const back = roundTrip(items)
   items.forEach((it, i) => t.same(back[i], JSON.parse(JSON.stringify(it.value) ?? 'null'), `value ${i}`))
@@ -54,12 +57,16 @@ t.test('a row that does not fit its shape is refused', async (t) => {
   t.equal(r.value(row.slice(0, -1), 1, P1), undefined, 'a leaf short')
   t.equal(r.value([...row, 'extra'], 1, P1), undefined, 'a leaf too many')
   t.equal(r.value(['r', 99, 'x', 'y'], 1, P1), undefined, 'no such shape')
-  t.same(row.slice(1), [0, 0, 'y', 0], 'x twice: in the table')
+  t.same(row.slice(1), [0, 1 + 16, 0, 'y', 0], 'shape 0; x twice, in the table (kinds 1, 0, 1 in base 4)')
   const tabled = [...row]
-  tabled[2] = 42
+  tabled[3] = 42
   t.equal(r.value(tabled, 1, P1), undefined, 'no such table entry')
-  t.throws(() => new ValueReader([['*__proto__']], []), 'a shape naming __proto__ is refused')
-  t.throws(() => new ValueReader([['?a']], []), 'an unknown kind is refused')
+  t.same(r.value(['r', 0, 2 + 16, 'y', 0], 1, P1), { a: P1, b: 'y', c: 'x' }, 'the kinds say which leaf is where')
+  t.equal(r.value(['r', 0, 17, 0, 'y'], 1, P1), undefined, 'a leaf short for its kinds')
+  t.same(r.value(['r', 0, 2 + 16, 'y', 0, 'z'], 1, P1), undefined, 'a kind past the leaves')
+  t.same(new ValueReader(shapes, table).value(['r', 0, 2, 'y', 'z'], 1, P1), { a: P1, b: 'y', c: 'z' }, 'a path leaf takes no place in the row')
+  t.throws(() => new ValueReader([['__proto__']], []), 'a shape naming __proto__ is refused')
+  t.throws(() => new ValueReader([[1]], []), 'a key that is no string is refused')
   t.throws(() => new ValueReader('x', []), 'shapes that are no list are refused')
 })
 
