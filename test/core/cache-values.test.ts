@@ -49,22 +49,23 @@ t.test('values come back as JSON would give them, the path put back', async (t) 
 })
 
 t.test('a row that does not fit its shape is refused', async (t) => {
-  const rows: unknown[][] = [['r']]
-  const { shapes, table } = encodeValues([{ value: { a: 'x', b: 'y', c: 'x' }, path: P1 }], rows)
+  // Eight values whose `a` is always x: a's strings go in the table, b's (all different) stay in the rows.
+  const values = Array.from({ length: 8 }, (_, i) => ({ value: { a: 'x', b: `y${i}`, c: P1 }, path: P1 }))
+  const rows: unknown[][] = values.map(() => ['r'])
+  const { shapes, table } = encodeValues(values, rows)
   const r = new ValueReader(shapes, table)
   const row = rows[0]!
-  t.same(r.value(row, 1, P1), { a: 'x', b: 'y', c: 'x' })
+  t.same(table, ['x'])
+  t.same(row.slice(1), [0, 1 + 0 * 4 + 2 * 16, 0, 'y0'], 'shape 0; kinds: tabled, literal, path (base 4, the first leaf lowest)')
+  t.same(r.value(row, 1, P1), { a: 'x', b: 'y0', c: P1 })
+  t.same(r.value(['r', 0, 0, 'p', 'q', 's'], 1, P1), { a: 'p', b: 'q', c: 's' }, 'the kinds say which leaf is where')
   t.equal(r.value(row.slice(0, -1), 1, P1), undefined, 'a leaf short')
   t.equal(r.value([...row, 'extra'], 1, P1), undefined, 'a leaf too many')
-  t.equal(r.value(['r', 99, 'x', 'y'], 1, P1), undefined, 'no such shape')
-  t.same(row.slice(1), [0, 1 + 16, 0, 'y', 0], 'shape 0; x twice, in the table (kinds 1, 0, 1 in base 4)')
-  const tabled = [...row]
-  tabled[3] = 42
-  t.equal(r.value(tabled, 1, P1), undefined, 'no such table entry')
-  t.same(r.value(['r', 0, 2 + 16, 'y', 0], 1, P1), { a: P1, b: 'y', c: 'x' }, 'the kinds say which leaf is where')
-  t.equal(r.value(['r', 0, 17, 0, 'y'], 1, P1), undefined, 'a leaf short for its kinds')
-  t.same(r.value(['r', 0, 2 + 16, 'y', 0, 'z'], 1, P1), undefined, 'a kind past the leaves')
-  t.same(new ValueReader(shapes, table).value(['r', 0, 2, 'y', 'z'], 1, P1), { a: P1, b: 'y', c: 'z' }, 'a path leaf takes no place in the row')
+  t.equal(r.value(['r', 0, 1 + 2 * 16 + 64, 0, 'y0'], 1, P1), undefined, 'a kind past the leaves')
+  t.equal(r.value(['r', 99, 0, 'x', 'y'], 1, P1), undefined, 'no such shape')
+  t.equal(r.value(['r', 0, 'x', 'y'], 1, P1), undefined, 'no kinds')
+  t.equal(r.value(['r', 0, 1 + 2 * 16, 42, 'y0'], 1, P1), undefined, 'no such table entry')
+  t.equal(r.value(['r', 0, 0, { o: 1 }, 'q', 's'], 1, P1), undefined, 'an object where a leaf belongs')
   t.throws(() => new ValueReader([['__proto__']], []), 'a shape naming __proto__ is refused')
   t.throws(() => new ValueReader([[1]], []), 'a key that is no string is refused')
   t.throws(() => new ValueReader('x', []), 'shapes that are no list are refused')
