@@ -29,7 +29,6 @@ import { join } from 'node:path'
 import { xdgDir, type StoreContext } from '../context.js'
 import { writeWholeFile } from '../io/atomic.js'
 import { DISCOVERY_CONCURRENCY } from '../io/ahead.js'
-import { CAPACITY, type SpreadReads } from '../io/worker-reads.js'
 import { VERSION } from '../version.js'
 import { ValueReader, asciiJson, encodeValues, swapPath } from './cache-values.js'
 
@@ -170,30 +169,25 @@ export function openDiscoveryCache<T>(ctx: StoreContext, harness: string, root: 
 /**
  * Discovery of a store that keeps one file a session: each file's info through the cache, in the
  * files' order, a few read ahead; files that are no session (null) are left out. The cache is
- * saved whole only when the listing ran to its end. `reads`: the reads `infoFor` spreads over a
- * worker, if it does; more are kept in flight while the worker has some, and it is stopped at the end.
+ * saved whole only when the listing ran to its end.
  */
-export async function* cachedInfos<T>(ctx: StoreContext, harness: string, root: string, files: AsyncIterable<string>, infoFor: (file: string) => Promise<T | null>, reads?: Spread): AsyncGenerator<T> {
+export async function* cachedInfos<T>(ctx: StoreContext, harness: string, root: string, files: AsyncIterable<string>, infoFor: (file: string) => Promise<T | null>): AsyncGenerator<T> {
   const cache = openDiscoveryCache<T | null>(ctx, harness, root)
   let complete = false
   try {
-    yield* ordered(files, (f) => cache.hit(f), (f) => cache.get(f, () => infoFor(f)), reads)
+    yield* ordered(files, (f) => cache.hit(f), (f) => cache.get(f, () => infoFor(f)))
     complete = true
   } finally {
-    reads?.close()
     await cache.save(complete)
   }
 }
 
-/** What `ordered` needs of reads spread over a worker (lib/io/worker-reads.ts). */
-type Spread = Pick<SpreadReads<unknown, unknown>, 'spread' | 'flush' | 'close' | 'due' | 'pause'>
-
 /**
  * Each item's value in the items' order: `now`'s when it has one (an unchanged file, from the cache), else `later`'s,
- * at most DISCOVERY_CONCURRENCY of those started ahead (as mapAhead; CAPACITY more while a worker reads some). A
- * cached value needs no promise of its own, which a warm listing would otherwise make and wait for once per session.
+ * at most DISCOVERY_CONCURRENCY of those started ahead (as mapAhead). A cached value needs no promise of its own,
+ * which a warm listing would otherwise make and wait for once per session.
  */
-async function* ordered<I, T>(items: AsyncIterable<I>, now: (item: I) => { value: T | null } | undefined, later: (item: I) => Promise<T | null>, reads?: Spread): AsyncGenerator<T> {
+async function* ordered<I, T>(items: AsyncIterable<I>, now: (item: I) => { value: T | null } | undefined, later: (item: I) => Promise<T | null>): AsyncGenerator<T> {
   const queue: Array<{ value: T | null } | Promise<T | null>> = []
   let pending = 0
   for await (const item of items) {
@@ -209,23 +203,19 @@ async function* ordered<I, T>(items: AsyncIterable<I>, now: (item: I) => { value
       p.catch(() => {})
       queue.push(p)
       pending++
-      if (reads?.due) await reads.pause()
     }
-    const ahead = reads?.spread ? DISCOVERY_CONCURRENCY + CAPACITY : DISCOVERY_CONCURRENCY
     // Waits for the oldest read once enough are running, or once enough cached values wait behind it (a consumer
     // that stops early, `ls --json --sort none | head -1`, stops the stat calls too).
-    while (queue.length && (pending >= ahead || queue.length > 8 * ahead || !(queue[0] instanceof Promise))) {
+    while (queue.length && (pending >= DISCOVERY_CONCURRENCY || queue.length > 8 * DISCOVERY_CONCURRENCY || !(queue[0] instanceof Promise))) {
       const head = queue.shift()!
       let v: T | null
       if (head instanceof Promise) {
         pending--
-        reads?.flush()
         v = await head
       } else v = head.value
       if (v !== null) yield v
     }
   }
-  reads?.flush()
   for (const head of queue) {
     const v = head instanceof Promise ? await head : head.value
     if (v !== null) yield v

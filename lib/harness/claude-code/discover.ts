@@ -13,8 +13,7 @@ import type { DiscoverOptions, SessionInfo } from '../types.js'
 import { TEMP_PREFIX } from '../../io/atomic.js'
 import { readHead, type LineContext } from '../../io/line-file.js'
 import { cachedInfos } from '../discovery-cache.js'
-import { SPREAD_AFTER, SpreadReads } from '../../io/worker-reads.js'
-import { fromWire, metaTask, readMeta, type SessionMeta } from './session-meta.js'
+import { readMeta } from './session-meta.js'
 import { HARNESS, projectsDir, store } from './paths.js'
 
 /**
@@ -44,11 +43,11 @@ export async function* sessionFiles(root: string): AsyncGenerator<string> {
   }
 }
 
-export async function infoFor(ctx: StoreContext, path: string, meta: (path: string) => Promise<SessionMeta> = (p) => readMeta(ctx, p)): Promise<SessionInfo> {
+export async function infoFor(ctx: StoreContext, path: string): Promise<SessionInfo> {
   const id = basename(path, '.jsonl')
   const info: SessionInfo = { harness: HARNESS, id, sid: sessionKey(HARNESS, id), path, locator: { path } }
   try {
-    const m = await meta(path)
+    const m = await readMeta(ctx, path)
     info.bytes = m.bytes
     if (m.cwd) info.cwd = m.cwd
     if (m.title) info.title = m.title
@@ -67,9 +66,7 @@ export async function infoFor(ctx: StoreContext, path: string, meta: (path: stri
 export async function* discover(ctx: StoreContext, _opts: DiscoverOptions = {}): AsyncGenerator<SessionInfo> {
   const root = store.root(ctx)
   // Heads and tails read a few files at a time, in order, lazily; an unchanged file's metadata comes from the cache.
-  // Past the first few hundred files to read, a worker reads a share of them.
-  const reads = new SpreadReads(metaTask, { maxLineBytes: ctx.maxLineBytes }, SPREAD_AFTER)
-  yield* cachedInfos(ctx, HARNESS, root, sessionFiles(root), (f) => infoFor(ctx, f, (p) => reads.read(p).then(fromWire)), reads)
+  yield* cachedInfos(ctx, HARNESS, root, sessionFiles(root), (f) => infoFor(ctx, f))
 }
 
 async function isFile(p: string): Promise<boolean> {

@@ -5,7 +5,6 @@
  * is what reports them, with their line numbers.
  */
 import { readEnds, readTail, type LineContext } from '../../io/line-file.js'
-import { workerTask } from '../../io/worker-reads.js'
 import { scanTop, str, type Scalar } from '../../io/json-bytes.js'
 import { isObj } from '../../model.js'
 import { promptTitle } from './text.js'
@@ -59,10 +58,7 @@ function modelOf(line: Buffer): string | undefined {
 /** Head buffers lent to readMeta, one per session being read at once (discovery reads a few ahead). */
 const spares: Buffer[] = []
 
-/** What reading a session's metadata needs of the run: its line cap. */
-type MetaContext = Pick<LineContext, 'maxLineBytes'>
-
-export async function readMeta(ctx: MetaContext, path: string): Promise<SessionMeta> {
+export async function readMeta(ctx: LineContext, path: string): Promise<SessionMeta> {
   const scratch = spares.pop() ?? Buffer.allocUnsafeSlow(HEAD_BYTES)
   try {
     return await metaOf(ctx, path, scratch)
@@ -72,7 +68,7 @@ export async function readMeta(ctx: MetaContext, path: string): Promise<SessionM
   }
 }
 
-async function metaOf(ctx: MetaContext, path: string, scratch: Buffer): Promise<SessionMeta> {
+async function metaOf(ctx: LineContext, path: string, scratch: Buffer): Promise<SessionMeta> {
   const ends = await readEnds(path, { maxBytes: HEAD_BYTES, maxLines: HEAD_LINES }, TAIL_BYTES, scratch)
   const meta: SessionMeta = { bytes: ends.size, mtime: ends.mtime }
   const withinCap = (line: Buffer): boolean => line.length <= ctx.maxLineBytes
@@ -134,17 +130,4 @@ async function metaOf(ctx: MetaContext, path: string, scratch: Buffer): Promise<
   else if (firstPrompt) [meta.title, meta.titleSource] = [firstPrompt, 'first_prompt']
   meta.updatedAt ??= meta.createdAt
   return meta
-}
-
-/** SessionMeta as plain JSON, as it comes back from a worker: the mtime in epoch ms. */
-export type WireMeta = Omit<SessionMeta, 'mtime'> & { mtime: number }
-
-/** readMeta as a task a worker can run: a first listing of thousands of sessions reads on two threads (discover.ts). */
-export const metaTask = workerTask('claude-code:meta', new URL(import.meta.url), async (path: string, ctx: MetaContext): Promise<WireMeta> => {
-  const m = await readMeta(ctx, path)
-  return { ...m, mtime: m.mtime.getTime() }
-})
-
-export function fromWire(m: WireMeta): SessionMeta {
-  return { ...m, mtime: new Date(m.mtime) }
 }
