@@ -72,25 +72,12 @@ export function tableWidth(): number | undefined {
 export type SortKey = 'updated' | 'created' | 'harness' | 'title' | 'cwd' | 'none'
 export const SORT_KEYS: readonly SortKey[] = ['updated', 'created', 'harness', 'title', 'cwd', 'none']
 
-/**
- * ISO times with milliseconds in UTC, as every harness here writes them. Among strings of one such shape the
- * first difference is between two digits, where `<` and `localeCompare` agree: these are compared with `<`,
- * any other pair with `localeCompare` (which is slow when called once per comparison of 10,000 rows).
- */
-const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
-
 /** Newest first for times, A–Z for names; `reverse` flips it. Stable, so ties keep discovery order. */
 export function sortSessions(rows: SessionInfo[], key: SortKey = 'updated', reverse = false): SessionInfo[] {
   if (key === 'none') return reverse ? [...rows].reverse() : rows
   const time = (r: SessionInfo) => (key === 'created' ? (r.created_at ?? r.updated_at) : (r.updated_at ?? r.created_at)) ?? ''
-  // Each row's keys worked out once, not once per comparison.
-  const keyed = rows.map((r) => {
-    const t = time(r)
-    return { r, t, iso: ISO_MS.test(t), name: key === 'updated' || key === 'created' ? '' : (r[key] ?? '') }
-  })
-  type Keyed = (typeof keyed)[number]
-  const byTime = (a: Keyed, b: Keyed) => (a.iso && b.iso ? (a.t === b.t ? 0 : a.t < b.t ? 1 : -1) : b.t.localeCompare(a.t))
-  const cmp: (a: Keyed, b: Keyed) => number = key === 'updated' || key === 'created' ? byTime : (a, b) => a.name.localeCompare(b.name) || byTime(a, b)
-  const out = keyed.sort(cmp).map((k) => k.r)
+  const cmp: (a: SessionInfo, b: SessionInfo) => number =
+    key === 'updated' || key === 'created' ? (a, b) => time(b).localeCompare(time(a)) : (a, b) => (a[key] ?? '').localeCompare(b[key] ?? '') || time(b).localeCompare(time(a))
+  const out = [...rows].sort(cmp)
   return reverse ? out.reverse() : out
 }

@@ -1,13 +1,10 @@
 /**
  * How the discovery cache stores values (lib/harness/cache-values.ts): whatever goes in comes back as a JSON
  * round trip would give it, the file's path put back, from ASCII text; a row that does not fit its shape is
- * refused (the cache then reads the file). And `ls`'s sort (lib/cli/table.ts), whose ISO times are compared
- * with `<`, orders rows as `localeCompare` did.
+ * refused (the cache then reads the file).
  */
 import t from 'tap'
 import { ValueReader, asciiJson, encodeValues } from '../../lib/harness/cache-values.js'
-import { sortSessions } from '../../lib/cli/table.js'
-import type { SessionInfo } from '../../lib/harness/types.js'
 
 const P1 = '/h/.claude/projects/-a/1111.jsonl'
 const P2 = '/h/.claude/projects/-b/2222.jsonl'
@@ -69,26 +66,4 @@ t.test('a row that does not fit its shape is refused', async (t) => {
   t.throws(() => new ValueReader([['__proto__']], []), 'a shape naming __proto__ is refused')
   t.throws(() => new ValueReader([[1]], []), 'a key that is no string is refused')
   t.throws(() => new ValueReader('x', []), 'shapes that are no list are refused')
-})
-
-t.test('sorting by time orders rows as localeCompare does, ties in discovery order', async (t) => {
-  let seed = 7
-  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n)
-  const pad = (n: number, w: number) => String(n).padStart(w, '0')
-  const iso = () => `${2020 + rand(8)}-${pad(1 + rand(12), 2)}-${pad(1 + rand(28), 2)}T${pad(rand(24), 2)}:${pad(rand(60), 2)}:${pad(rand(60), 2)}.${pad(rand(1000), 3)}Z`
-  const odd = () => [iso().slice(0, 19) + 'Z', iso().replace('Z', '+02:00'), '', 'yesterday', iso().slice(0, 10)][rand(5)]
-  const rows: SessionInfo[] = Array.from({ length: 3000 }, (_, i) => {
-    const u = rand(10) === 0 ? undefined : rand(7) === 0 ? odd() : rand(5) === 0 ? '2026-01-01T00:00:00.000Z' : iso()
-    const c = rand(3) === 0 ? undefined : iso()
-    return { harness: ['a', 'b'][rand(2)]!, id: String(i), sid: `x:${i}`, path: `/p/${i}`, locator: {}, ...(u !== undefined && { updated_at: u }), ...(c && { created_at: c }), title: ['t', 'T', 'é', ''][rand(4)] } as SessionInfo
-  })
-  for (const key of ['updated', 'created', 'harness', 'title'] as const) {
-    for (const reverse of [false, true]) {
-      const time = (r: SessionInfo) => (key === 'created' ? (r.created_at ?? r.updated_at) : (r.updated_at ?? r.created_at)) ?? ''
-      const cmp = key === 'updated' || key === 'created' ? (a: SessionInfo, b: SessionInfo) => time(b).localeCompare(time(a)) : (a: SessionInfo, b: SessionInfo) => (a[key] ?? '').localeCompare(b[key] ?? '') || time(b).localeCompare(time(a))
-      const want = [...rows].sort(cmp)
-      if (reverse) want.reverse()
-      t.same(sortSessions(rows, key, reverse).map((r) => r.id), want.map((r) => r.id), `${key}${reverse ? ', reversed' : ''}`)
-    }
-  }
 })
