@@ -3,7 +3,8 @@
  * numbers, an object or two deep), so that loading ten thousand of them is cheap: each value is a row of its
  * leaves under a shape that names the keys once for every value of that shape, the strings of a key whose
  * values recur (a cwd, a model, a version) are written once in a table and referred to by their index, and the
- * file's own path is not written at all. A value of any other form (an array, a number JSON cannot hold) is kept whole, as JSON keeps it.
+ * file's own path is not written at all. A value of any other form (an array, a number JSON cannot hold) is kept
+ * whole, as JSON keeps it.
  */
 
 /** A shape: the keys of an object in their order, a nested object as [key, its shape]. */

@@ -84,7 +84,7 @@ const BATCH = 64 * 1024
 /**
  * One JSON line per session, written some 64 KiB at a time (a write per line is a system call each when stdout
  * is a file or a pipe). Each line is encoded straight into the batch's buffer: concatenating the lines into one
- * string and encoding that cost more than the JSON itself (docs/performance.md, "`ls` third round").
+ * string and encoding that cost about as much as the JSON itself (docs/performance.md, "`ls` third round").
  */
 async function writeJsonLines(rows: readonly SessionInfo[]): Promise<void> {
   let buf = Buffer.allocUnsafe(BATCH)
