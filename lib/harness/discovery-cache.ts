@@ -30,43 +30,31 @@ import { xdgDir, type StoreContext } from '../context.js'
 import { writeWholeFile } from '../io/atomic.js'
 import { DISCOVERY_CONCURRENCY } from '../io/ahead.js'
 import { VERSION } from '../version.js'
+import { ValueReader, asciiJson, encodeValues, swapPath } from './cache-values.js'
 
-/** Bump when what a harness derives from a file changes shape (the ferry version is part of the key too). */
-const FORMAT = 2
+/** Bump when what a harness derives from a file changes shape, or how it is stored (the ferry version is part of the key too). */
+const FORMAT = 3
 /** Files modified this recently are read but not cached: a same-size rewrite within one mtime tick would go unseen. */
 const RACY_MS = 3000
 
 /**
- * One file's entry; in the file the path is relative to the root and, inside the value, the path string is PATH_MARK.
+ * One file's entry: its path (relative to the root in the file), size, `mtimeMs`, inode and `ctimeMs`, then its
+ * value. In the file the value is a shape index and leaves (cache-values.ts), read back only for a file found
+ * unchanged; a value read in this run is kept as a copy (READ, the value) until the cache is saved.
  * The times are Node's `mtimeMs`/`ctimeMs` (a fraction of a microsecond apart at today's dates): a `stat` with
- * BigInt nanoseconds costs more (10,000 files: 67 against 42 CPU-ms).
+ * BigInt nanoseconds costs more (docs/performance.md, "`ls`").
  */
-type Entry<T> = [path: string, size: number, mtimeMs: number, ino: number, ctimeMs: number, value: T]
+type Entry = unknown[]
+const READ = -3
 
-interface CacheFile<T> {
+/** The cache file: ASCII JSON (read as latin1, a one-byte string), the values' shapes and strings once each. */
+interface CacheFile {
   format: number
   ferry: string
   key: string
-  entries: Entry<T>[]
-}
-
-const PATH_MARK = '\u0000path'
-
-/**
- * The value with every string equal to `path` swapped for `to` (the path is most of an entry's bytes, often thrice).
- * Values are a session's metadata: objects of strings and numbers, an object or two deep; the plain fields are
- * copied without a call each (this runs once per session of every warm listing).
- */
-function swapPath<T>(v: T, path: string, to: string): T {
-  if (v === path) return to as T
-  if (typeof v !== 'object' || v === null) return v
-  if (Array.isArray(v)) return v.map((x) => swapPath(x, path, to)) as T
-  const o: Record<string, unknown> = {}
-  for (const k in v) {
-    const x = (v as Record<string, unknown>)[k]
-    o[k] = x === path ? to : typeof x === 'object' && x !== null ? swapPath(x, path, to) : x
-  }
-  return o as T
+  shapes: unknown
+  table: unknown
+  entries: Entry[]
 }
 
 export interface DiscoveryCache<T> {
@@ -99,32 +87,38 @@ export function openDiscoveryCache<T>(ctx: StoreContext, harness: string, root: 
   const key = `${harness}\0${root}\0${ctx.maxLineBytes}\0${variant}`
   const file = join(dir, `${harness}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`)
   const prefix = root.endsWith('/') ? root : `${root}/`
-  const old = new Map<string, Entry<T>>()
+  const old = new Map<string, Entry>()
+  let reader: ValueReader | undefined
   try {
-    const f = JSON.parse(readFileSync(file, 'utf8')) as CacheFile<T>
+    const f = JSON.parse(readFileSync(file, 'latin1')) as CacheFile
     if (f && f.format === FORMAT && f.ferry === VERSION && f.key === key && Array.isArray(f.entries)) {
-      for (const e of f.entries) if (Array.isArray(e) && e.length === 6 && typeof e[0] === 'string') old.set(e[0].startsWith('/') ? e[0] : prefix + e[0], e)
+      reader = new ValueReader(f.shapes, f.table)
+      for (const e of f.entries) if (Array.isArray(e) && e.length >= 6 && typeof e[0] === 'string') old.set(e[0].startsWith('/') ? e[0] : prefix + e[0], e)
     }
   } catch {
     /* none yet, or unreadable: start empty */
   }
-  const fresh = new Map<string, Entry<T>>()
+  const fresh = new Map<string, Entry>()
   let changed = false
   /** The entry of an unchanged file, moved to the fresh set. */
-  const unchanged = (path: string, st: Stats): Entry<T> | undefined => {
+  const unchanged = (path: string, st: Stats): Entry | undefined => {
     const e = old.get(path)
     if (!e || e[1] !== st.size || e[2] !== st.mtimeMs || e[3] !== st.ino || e[4] !== st.ctimeMs) return undefined
     fresh.set(path, e)
     return e
   }
+  /** An entry's value (a new object each time: callers may add to what they are given); undefined when it does not decode. */
+  const valueOf = (e: Entry, path: string): T | undefined => (e[5] === READ ? swapPath(e[6] as T, path, path) : (reader?.value(e, 5, path) as T | undefined))
   return {
     hit(path) {
       // No cache (the first listing): no stat here, `get` makes the one it needs.
       if (old.size === 0) return undefined
       const st = statSync(path, { throwIfNoEntry: false })
       const e = st && unchanged(path, st)
-      // A new object each time (callers may add to what they are given).
-      return e && { value: swapPath(e[5], PATH_MARK, path) }
+      const value = e && valueOf(e, path)
+      if (value !== undefined) return { value }
+      if (e) fresh.delete(path)
+      return undefined
     },
     async get(path, read) {
       let st
@@ -135,14 +129,17 @@ export function openDiscoveryCache<T>(ctx: StoreContext, harness: string, root: 
       }
       const { size, mtimeMs: mtime, ino, ctimeMs: ctime } = st
       const hit = unchanged(path, st)
-      if (hit) return swapPath(hit[5], PATH_MARK, path)
+      const cached = hit && valueOf(hit, path)
+      if (cached !== undefined) return cached
       const reported = ctx.diagnostics.errors + ctx.diagnostics.warnings
       const value = await read()
       changed = true
+      fresh.delete(path)
       // Only what read cleanly is kept (a warning may be about this file); and not a file that may still be changing.
       const now = Date.now()
       if (ctx.diagnostics.errors + ctx.diagnostics.warnings === reported && now - mtime > RACY_MS && now - ctime > RACY_MS) {
-        fresh.set(path, [path.startsWith(prefix) ? path.slice(prefix.length) : path, size, mtime, ino, ctime, swapPath(value, path, PATH_MARK)])
+        // A copy: the caller may change what it was given.
+        fresh.set(path, [path.startsWith(prefix) ? path.slice(prefix.length) : path, size, mtime, ino, ctime, READ, swapPath(value, path, path)])
       }
       return value
     },
@@ -150,9 +147,18 @@ export function openDiscoveryCache<T>(ctx: StoreContext, harness: string, root: 
       // A complete run drops the entries of files that are gone; one stopped early keeps what it did not get to.
       const entries = complete ? fresh : new Map([...old, ...fresh])
       if (!changed && entries.size === old.size) return
-      const out: CacheFile<T> = { format: FORMAT, ferry: VERSION, key, entries: [...entries.values()] }
       try {
-        await writeWholeFile(file, JSON.stringify(out), { force: true })
+        const values: Array<{ value: unknown; path: string }> = []
+        const rows: Entry[] = []
+        for (const [path, e] of entries) {
+          const value = e[5] === READ ? e[6] : valueOf(e, path)
+          if (value === undefined) continue
+          values.push({ value, path })
+          rows.push([e[0], e[1], e[2], e[3], e[4]])
+        }
+        const { shapes, table } = encodeValues(values, rows)
+        const out: CacheFile = { format: FORMAT, ferry: VERSION, key, shapes, table, entries: rows }
+        await writeWholeFile(file, asciiJson(JSON.stringify(out)), { force: true })
       } catch {
         // A cache that cannot be written costs only speed.
       }

@@ -79,15 +79,32 @@ export async function handler(argv: Args): Promise<void> {
   if (none) throw none
 }
 
-/** One JSON line per session, written some 64 KiB at a time: a write per line is a system call each when stdout is a file or a pipe. */
+const BATCH = 64 * 1024
+
+/**
+ * One JSON line per session, written some 64 KiB at a time (a write per line is a system call each when stdout
+ * is a file or a pipe). Each line is encoded straight into the batch's buffer: concatenating the lines into one
+ * string and encoding that cost about as much as the JSON itself (docs/performance.md, "`ls` third round").
+ */
 async function writeJsonLines(rows: readonly SessionInfo[]): Promise<void> {
-  let batch = ''
-  for (let i = 0; i < rows.length; i++) {
-    batch += JSON.stringify(rows[i]) + '\n'
-    if (batch.length < 65536 && i < rows.length - 1) continue
-    if (!process.stdout.write(batch)) await new Promise((r) => process.stdout.once('drain', r))
-    batch = ''
+  let buf = Buffer.allocUnsafe(BATCH)
+  let used = 0
+  const flush = async (data: Buffer | string) => {
+    if (!process.stdout.write(data)) await new Promise((r) => process.stdout.once('drain', r))
   }
+  for (const row of rows) {
+    const line = JSON.stringify(row) + '\n'
+    // A UTF-16 unit is at most 3 bytes of UTF-8: this is room enough without measuring the line.
+    if (used + line.length * 3 > BATCH && used > 0) {
+      await flush(buf.subarray(0, used))
+      // A new buffer each time: the stream may still hold the last one.
+      buf = Buffer.allocUnsafe(BATCH)
+      used = 0
+    }
+    if (line.length * 3 > BATCH) await flush(line)
+    else used += buf.write(line, used)
+  }
+  if (used > 0) await flush(buf.subarray(0, used))
 }
 
 /** The stderr line (and exit 1) of an empty listing: what was asked, where ferry looked, and why when a store failed. */
