@@ -10,18 +10,13 @@ import { openArchive, type ArchiveDb } from '../../lib/archive/store/db.js'
 import { ArchiveWriter, archivedRecords } from '../../lib/archive/store/store.js'
 import { BLOCK_BYTES } from '../../lib/archive/store/pack.js'
 import { tempDir } from '../kit.js'
+import { blockHeader, blockRec } from './helpers.js'
 
 type Tap = typeof t
 
 const SID = 'claude-code:blocks-1'
-const header = (sid = SID): SessionRec => ({ kind: 'session', ferry: '1', sid, native_id: sid.slice(12), source: { harness: 'claude-code', locator: { path: `/x/${sid}.jsonl` } } }) as SessionRec
-
-/** Record `i` of a session, about 5 KB with its source line, in version `v` of its text. */
-function rec(i: number, v = 0, sid = SID): FerryRecord {
-  const text = `record ${i} version ${v} ` + `words of record ${i} and some more text `.repeat(60)
-  const raw = JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: text }, cwd: '/home/dev/demo-app', version: '2.1.0' })
-  return { kind: 'message', sid, id: `${sid}:${i}`, role: 'user', ts: `2026-11-02T09:${String(i % 60).padStart(2, '0')}:00.000Z`, blocks: [{ type: 'text', text }], native: { format: 'claude-code/jsonl@2', line: i, raw } } as unknown as FerryRecord
-}
+const header = (sid = SID): SessionRec => blockHeader(sid)
+const rec = (i: number, v = 0, sid = SID): FerryRecord => blockRec(sid, i, v)
 
 /** Writes one read of a session: the records given, in order; `commitEvery` commits inside it. */
 function write(db: ArchiveDb, path: string, recs: FerryRecord[], opts: { commitEvery?: number; sid?: string } = {}) {

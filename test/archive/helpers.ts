@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import { packParts, unpackParts } from '../../lib/archive/store/pack.js'
 import { partsOf } from '../../lib/archive/store/db.js'
 import { FIXTURE, FIXTURES, ferry, gen, sampleHome, tempDir } from '../kit.js'
+import type { FerryRecord, SessionRec } from '../../lib/model.js'
 
 export const CLAUDE = FIXTURE.claudeCode.feature
 export const CODEX = FIXTURE.codex.classic
@@ -153,4 +154,14 @@ export async function referenceArchive(t: { equal: (a: unknown, b: unknown, m?: 
   const ref = await ferry(['--home', home, '--db', reference, 'archive', '--json', ...more])
   t.equal(ref.code, 0, ref.stderr)
   return { reference, want: query<{ s: number; r: number }>(reference, 'SELECT (SELECT count(*) FROM sessions) AS s, (SELECT count(*) FROM records) AS r')[0]! }
+}
+
+/** The session header of the block tests' sessions (`claude-code:NAME`). */
+export const blockHeader = (sid: string): SessionRec => ({ kind: 'session', ferry: '1', sid, native_id: sid.slice(12), source: { harness: 'claude-code', locator: { path: `/x/${sid}.jsonl` } } }) as SessionRec
+
+/** Record `i` of session `sid`, about 5 KB with its source line (its text kept once: a block holds a few dozen), in version `v` of its text. */
+export function blockRec(sid: string, i: number, v = 0): FerryRecord {
+  const text = `record ${i} version ${v} ` + `words of record ${i} and some more text `.repeat(60)
+  const raw = JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: text }, cwd: '/home/dev/demo-app', version: '2.1.0' })
+  return { kind: 'message', sid, id: `${sid}:${i}`, role: 'user', ts: `2026-11-02T09:${String(i % 60).padStart(2, '0')}:00.000Z`, blocks: [{ type: 'text', text }], native: { format: 'claude-code/jsonl@2', line: i, raw } } as unknown as FerryRecord
 }

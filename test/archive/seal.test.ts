@@ -11,18 +11,13 @@ import { ArchiveWriter, RowMaker, archivedRecords, type Row } from '../../lib/ar
 import { BlockSealer } from '../../lib/archive/seal.js'
 import type { SessionEvent } from '../../lib/archive/sync.js'
 import { tempDir } from '../kit.js'
+import { blockHeader, blockRec } from './helpers.js'
 
 type Tap = typeof t
 
 const SID = 'claude-code:seal-1'
-const header = (sid = SID): SessionRec => ({ kind: 'session', ferry: '1', sid, native_id: sid.slice(12), source: { harness: 'claude-code', locator: { path: `/x/${sid}.jsonl` } } }) as SessionRec
-
-/** Record `i` of a session, about 5 KB with its source line (its text kept once: a block holds a few dozen), in version `v` of its text. */
-function rec(i: number, v = 0, sid = SID): FerryRecord {
-  const text = `record ${i} version ${v} ` + `words of record ${i} and some more text `.repeat(60)
-  const raw = JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: text }, cwd: '/home/dev/demo-app', version: '2.1.0' })
-  return { kind: 'message', sid, id: `${sid}:${i}`, role: 'user', ts: `2026-11-02T09:${String(i % 60).padStart(2, '0')}:00.000Z`, blocks: [{ type: 'text', text }], native: { format: 'claude-code/jsonl@2', line: i, raw } } as unknown as FerryRecord
-}
+const header = (sid = SID): SessionRec => blockHeader(sid)
+const rec = (i: number, v = 0, sid = SID): FerryRecord => blockRec(sid, i, v)
 
 /** What a reader sends for one read: each session's header then its rows (made as a reader makes them), in batches of 5, through a sealer. */
 function readerEvents(sessions: Array<[string, FerryRecord[]]>, here: () => boolean): SessionEvent[] {
