@@ -40,11 +40,11 @@ function builtHelp(word) {
   }
 }
 
-/** The quick commands' options (dist/quick-argv.json), when this line starts with one of them. */
+/** The quick commands' options (dist/quick-argv.json), when this line names one of them. */
 function quickSpecs() {
   try {
     const specs = JSON.parse(readFileSync(new URL('../dist/quick-argv.json', import.meta.url), 'utf8'))
-    return Object.hasOwn(specs, args[0] ?? '') ? specs : undefined
+    return args.some((a) => Object.hasOwn(specs, a)) ? specs : undefined
   } catch {
     return undefined
   }

@@ -11,6 +11,8 @@ import type { Args } from './options.js'
 /** A command's options as yargs holds them (quick-spec.ts reads them from the real parser at build time). */
 export interface QuickSpec {
   word: string
+  /** The options the parser takes before the command's word too (`--home DIR ls`). */
+  global: string[]
   /** The parser's script name (`$0`). */
   script: string
   /** The positional of `word [name..]` (variadic) or `word [name]`. */
@@ -38,21 +40,24 @@ function optionOf(token: string, spec: QuickSpec, known: ReadonlySet<string>): s
   return name
 }
 
-/** The argv yargs would hand the command's handler for `args` (`args[0]` is the command's word), or undefined. */
+/** The argv yargs would hand the command's handler for `args` (global options, the command's word, the rest), or undefined. */
 export function quickParse(args: readonly string[], spec: QuickSpec): Args | undefined {
-  if (args[0] !== spec.word) return undefined
+  const global = new Set(spec.global)
+  let named = false
   const known = new Set([...spec.boolean, ...spec.string, ...spec.number])
   const arrays = new Set(spec.array)
   const given = new Map<string, unknown>()
   const words: string[] = []
-  for (let i = 1; i < args.length; i++) {
+  for (let i = 0; i < args.length; i++) {
     const token = args[i]!
     if (!token.startsWith('-')) {
-      words.push(token)
+      if (named) words.push(token)
+      else if (token === spec.word) named = true
+      else return undefined
       continue
     }
     const key = optionOf(token, spec, known)
-    if (key === undefined) return undefined
+    if (key === undefined || (!named && !global.has(key))) return undefined
     if (given.has(key) && !arrays.has(key)) return undefined
     if (spec.boolean.includes(key)) {
       // yargs takes a following `true` or `false` as the flag's value.
@@ -77,7 +82,7 @@ export function quickParse(args: readonly string[], spec: QuickSpec): Args | und
     else given.set(key, parsed[0])
   }
   const pos = spec.positional
-  if (words.length && !pos) return undefined
+  if (!named || (words.length && !pos)) return undefined
   if (pos && !pos.variadic && words.length > 1) return undefined
   // yargs reads a word that looks like a number as one, whatever the positional's type, and `help` as its help.
   if (words.some((w) => PLAIN_NUMBER.test(w) || /^0x[0-9a-f]+$/i.test(w) || w === 'help')) return undefined

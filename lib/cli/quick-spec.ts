@@ -73,8 +73,10 @@ export async function quickSpec(word: string): Promise<QuickSpec | undefined> {
   const typed = new Set([...o.boolean, ...o.string, ...o.number])
   const keys = Object.keys(o.key).filter((k) => k !== 'help' && k !== 'version')
   if (keys.some((k) => !typed.has(k) && k !== positional?.name)) return undefined
+  const top = parser([], [], 100, []) as unknown as { getOptions(): YargsOptions }
   return {
     word,
+    global: Object.keys(top.getOptions().key).filter((k) => k !== 'help' && k !== 'version'),
     script: o.script,
     ...(positional ? { positional } : {}),
     boolean: o.boolean.filter((k) => k !== 'help' && k !== 'version'),

@@ -11,10 +11,9 @@ import { quickParse, type QuickSpec } from './quick-argv.js'
 
 /** Runs `args` when `specs` (dist/quick-argv.json) parse it; false when yargs must. */
 export async function quickMain(args: string[], specs: Record<string, QuickSpec>): Promise<boolean> {
-  const word = args[0]
-  if (word === undefined || !Object.hasOwn(specs, word) || !Object.hasOwn(COMMANDS, word)) return false
-  const argv = quickParse(args, specs[word]!)
-  if (!argv) return false
+  const word = args.find((a) => Object.hasOwn(specs, a) && Object.hasOwn(COMMANDS, a))
+  const argv = word === undefined ? undefined : quickParse(args, specs[word]!)
+  if (!word || !argv) return false
   guardStdout()
   try {
     const m = await COMMANDS[word as CommandWord]()

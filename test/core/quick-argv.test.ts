@@ -47,7 +47,9 @@ function line(word: string, next: () => number): string[] {
   const spec = specs[word]!
   const names = [...spec.boolean, ...spec.string, ...spec.number].map((n) => (n.length === 1 ? `-${n}` : `--${n}`))
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!
-  const out = [word]
+  // Sometimes options before the word: global ones (taken), or the command's own (left to yargs).
+  const before = next() < 0.3 ? [pick([...spec.global.map((g) => (g.length === 1 ? `-${g}` : `--${g}`)), '--json', '--limit']), pick(VALUES)] : []
+  const out = [...before, word]
   const n = Math.floor(next() * 6)
   for (let i = 0; i < n; i++) {
     const r = next()
@@ -71,9 +73,11 @@ t.test('plain lines are taken, and mean what yargs says', async (t) => {
     ['ls', '--archive', '--db', '/tmp/a.db', '-n', '5'],
     ['ls', '--json', '--harness', 'codex', '--harness', 'pi', '--sort', 'title', '--reverse', '--max-line-bytes', '1024'],
     ['ls', '--cwd', '/srv/app', '--until', 'yesterday', '-q', '--all'],
+    ['--home', '/tmp/h', 'ls', '--json'],
+    ['--db', '/tmp/a.db', '-q', 'search', '--limit', '3', 'npm'],
   ]
   for (const args of plain) {
-    const quick = quickParse(args, specs[args[0]!]!)
+    const quick = quickParse(args, specs[args.find((a) => Object.hasOwn(specs, a))!]!)
     t.ok(quick, `taken: ${args.join(' ')}`)
     t.same(quick, (await yargsArgv(args)).argv, `the same argv: ${args.join(' ')}`)
   }
@@ -97,7 +101,8 @@ t.test('on generated lines: what quick takes yargs parses the same; what yargs r
     }
   }
   t.same(wrong.slice(0, 10), [], `${wrong.length} lines parsed otherwise`)
-  t.notOk(quickParse(["search", "--help"], specs.search!) ?? quickParse(["ls", "-V"], specs.ls!), "--help and --version are left to yargs")
+  t.notOk(quickParse(['search', '--help'], specs.search!) ?? quickParse(['ls', '-V'], specs.ls!), '--help and --version are left to yargs')
+  t.notOk(quickParse(['--json', 'ls'], specs.ls!) ?? quickParse(['--home', '/h', 'cat', 'ls'], specs.ls!), "a command's own option before its word, or another word first, is left to yargs")
   t.ok(taken > 150, `quick took ${taken} of 800 lines`)
   t.ok(refused > 60, `yargs refused ${refused} of them (the generator reaches its errors)`)
 })
