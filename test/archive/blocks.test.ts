@@ -10,7 +10,7 @@ import { openArchive, type ArchiveDb } from '../../lib/archive/store/db.js'
 import { ArchiveWriter, archivedRecords } from '../../lib/archive/store/store.js'
 import { BLOCK_BYTES } from '../../lib/archive/store/pack.js'
 import { tempDir } from '../kit.js'
-import { blockHeader, blockRec } from './helpers.js'
+import { blockHeader, blockInvariants, blockRec } from './helpers.js'
 
 type Tap = typeof t
 
@@ -41,15 +41,6 @@ async function read(db: ArchiveDb, sid = SID) {
   return out
 }
 
-/** What every schema 5 archive keeps: each record in a block that has its row, each block of one session and pointed at. */
-function invariants(t: Tap, db: ArchiveDb, when: string) {
-  t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }], `${when}: integrity`)
-  const q = (sql: string) => (db.prepare(sql).get() as { n: number }).n
-  t.equal(q('SELECT count(*) AS n FROM records WHERE bid NOT IN (SELECT bid FROM blocks)'), 0, `${when}: every record's block is there`)
-  t.equal(q('SELECT count(*) AS n FROM blocks WHERE bid NOT IN (SELECT bid FROM records)'), 0, `${when}: no block that no record points at`)
-  t.equal(q('SELECT count(*) AS n FROM (SELECT bid FROM records GROUP BY bid HAVING count(DISTINCT sid) > 1)'), 0, `${when}: a block holds one session's rows`)
-  t.equal(q('SELECT count(*) AS n FROM (SELECT bid, bidx FROM records GROUP BY bid, bidx HAVING count(*) > 1)'), 0, `${when}: no two records share a row`)
-}
 
 const texts = (rs: FerryRecord[]) => rs.map((r) => JSON.stringify(r))
 
@@ -63,7 +54,7 @@ t.test('a session written, appended to, rewritten in place and shrunk reads back
   const plain = first.reduce((n, r) => n + JSON.stringify(r).length, 0)
   t.ok(blocks >= 2 && blocks <= Math.ceil(plain / BLOCK_BYTES) + 1, `${blocks} blocks for about ${plain} bytes of records`)
   t.same(texts(await read(db)), texts(first), 'first archive: every record as written')
-  invariants(t, db, 'first archive')
+  blockInvariants(t, db, 'first archive')
 
   // Appended, and two records rewritten in place (an OpenCode part that finished).
   const second = [...first.slice(0, 60), ...Array.from({ length: 10 }, (_, i) => rec(60 + i))]
@@ -71,7 +62,7 @@ t.test('a session written, appended to, rewritten in place and shrunk reads back
   second[40] = rec(40, 1)
   t.same(write(db, path, second), { added: 10, changed: 2, same: 58 })
   t.same(texts(await read(db)), texts(second), 'appended and rewritten: every record as it is now')
-  invariants(t, db, 'appended and rewritten')
+  blockInvariants(t, db, 'appended and rewritten')
 
   // Every record of the first block rewritten: that block is no longer pointed at, and goes.
   const firstBlock = (db.prepare('SELECT min(bid) AS b FROM records WHERE sid = ?').get(SID) as { b: number }).b
@@ -80,7 +71,7 @@ t.test('a session written, appended to, rewritten in place and shrunk reads back
   t.same(write(db, path, third), { added: 0, changed: inFirst.length, same: 70 - inFirst.length })
   t.same(db.prepare('SELECT count(*) AS n FROM blocks WHERE bid = ?').get(firstBlock), { n: 0 }, `block ${firstBlock} (${inFirst.length} records, all rewritten) deleted`)
   t.same(texts(await read(db)), texts(third))
-  invariants(t, db, 'a block rewritten whole')
+  blockInvariants(t, db, 'a block rewritten whole')
 
   // The session shrank (a rewind): what is gone from the source is kept, off the active branch.
   const fourth = third.slice(0, 25)
@@ -89,7 +80,7 @@ t.test('a session written, appended to, rewritten in place and shrunk reads back
   t.same(texts(got.slice(0, 25)), texts(fourth), 'what the source still has, as it is')
   t.equal(got.length, 70, 'nothing lost')
   t.ok(got.slice(25).every((r) => r.branch?.active === false), 'the rest kept, marked off the active branch')
-  invariants(t, db, 'shrunk')
+  blockInvariants(t, db, 'shrunk')
 
   // A re-run of the same read rewrites nothing.
   const top = db.prepare('SELECT max(bid) AS b, count(*) AS n FROM blocks').get()
@@ -105,7 +96,7 @@ t.test('an id read twice in one session, commits inside a session, and a rolled-
   const recs = [rec(0), rec(1), rec(2), rec(1, 1), rec(3)]
   t.same(write(db, path, recs), { added: 4, changed: 1, same: 0 })
   t.same(texts(await read(db)).sort(), texts([rec(0), rec(1, 1), rec(2), rec(3)]).sort(), 'the later text of the record read twice')
-  invariants(t, db, 'an id twice')
+  blockInvariants(t, db, 'an id twice')
 
   // A commit every 7 records of a 40-record session: each commit ends its block, none is left half-written.
   const other = 'claude-code:blocks-2'
@@ -113,7 +104,7 @@ t.test('an id read twice in one session, commits inside a session, and a rolled-
   t.same(write(db, path, many, { commitEvery: 7, sid: other }), { added: 40, changed: 0, same: 0 })
   t.same(texts(await read(db, other)), texts(many))
   t.ok((db.prepare('SELECT count(*) AS n FROM blocks WHERE bid IN (SELECT bid FROM records WHERE sid = ?)').get(other) as { n: number }).n >= 6, 'a block per committed batch at least')
-  invariants(t, db, 'commits inside a session')
+  blockInvariants(t, db, 'commits inside a session')
 
   // A batch rolled back leaves no block and no record; the next write numbers blocks after every one committed.
   const before = db.prepare('SELECT count(*) AS n, max(bid) AS top FROM blocks').get() as { n: number; top: number }
@@ -126,7 +117,7 @@ t.test('an id read twice in one session, commits inside a session, and a rolled-
   t.same(await read(db, 'claude-code:blocks-3'), [], 'and no record')
   t.same(write(db, path, [rec(0, 0, 'claude-code:blocks-3')], { sid: 'claude-code:blocks-3' }), { added: 1, changed: 0, same: 0 })
   t.ok((db.prepare('SELECT max(bid) AS b FROM blocks').get() as { b: number }).b > before.top, 'a new block number')
-  invariants(t, db, 'after a rollback')
+  blockInvariants(t, db, 'after a rollback')
 })
 
 t.test('a session archived a few records at a time (a hook after every turn) fills its last block, not one block per run', async (t) => {
@@ -144,7 +135,7 @@ t.test('a session archived a few records at a time (a hook after every turn) fil
   }
   const bids = blocksOf()
   t.equal(bids.length, 1, `16 records of about 5 KB, written in 8 runs, in ${bids.length} block`)
-  invariants(t, db, 'after 8 runs')
+  blockInvariants(t, db, 'after 8 runs')
   // Past 64 KB the block is written full and the next one takes the rest; a later run fills that one, and leaves the full one as it is.
   for (let i = 16; i < 40; i++) all.push(rec(i))
   write(db, path, all)
@@ -155,5 +146,5 @@ t.test('a session archived a few records at a time (a hook after every turn) fil
   const after = blocksOf()
   t.ok(after.length === 2 && after[0] === two[0] && after[1]! > two[1]!, `the full block kept, the last one filled further (${two.join(', ')} → ${after.join(', ')})`)
   t.same(texts(await read(db)), texts(all))
-  invariants(t, db, 'past one block')
+  blockInvariants(t, db, 'past one block')
 })

@@ -6,6 +6,7 @@ import { packParts, unpackParts } from '../../lib/archive/store/pack.js'
 import { partsOf } from '../../lib/archive/store/db.js'
 import { FIXTURE, FIXTURES, ferry, gen, sampleHome, tempDir } from '../kit.js'
 import type { FerryRecord, SessionRec } from '../../lib/model.js'
+import type { ArchiveDb } from '../../lib/archive/store/db.js'
 
 export const CLAUDE = FIXTURE.claudeCode.feature
 export const CODEX = FIXTURE.codex.classic
@@ -164,4 +165,14 @@ export function blockRec(sid: string, i: number, v = 0): FerryRecord {
   const text = `record ${i} version ${v} ` + `words of record ${i} and some more text `.repeat(60)
   const raw = JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: text }, cwd: '/home/dev/demo-app', version: '2.1.0' })
   return { kind: 'message', sid, id: `${sid}:${i}`, role: 'user', ts: `2026-11-02T09:${String(i % 60).padStart(2, '0')}:00.000Z`, blocks: [{ type: 'text', text }], native: { format: 'claude-code/jsonl@2', line: i, raw } } as unknown as FerryRecord
+}
+
+/** What every schema 5 archive keeps: each record in a block that has its row, each block of one session and pointed at. */
+export function blockInvariants(t: { same(a: unknown, b: unknown, m: string): unknown; equal(a: unknown, b: unknown, m: string): unknown }, db: ArchiveDb, when: string): void {
+  t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }], `${when}: integrity`)
+  const q = (sql: string) => (db.prepare(sql).get() as { n: number }).n
+  t.equal(q('SELECT count(*) AS n FROM records WHERE bid NOT IN (SELECT bid FROM blocks)'), 0, `${when}: every record's block is there`)
+  t.equal(q('SELECT count(*) AS n FROM blocks WHERE bid NOT IN (SELECT bid FROM records)'), 0, `${when}: no block that no record points at`)
+  t.equal(q('SELECT count(*) AS n FROM (SELECT bid FROM records GROUP BY bid HAVING count(DISTINCT sid) > 1)'), 0, `${when}: a block holds one session's rows`)
+  t.equal(q('SELECT count(*) AS n FROM (SELECT bid, bidx FROM records GROUP BY bid, bidx HAVING count(*) > 1)'), 0, `${when}: no two records share a row`)
 }

@@ -11,7 +11,7 @@ import { ArchiveWriter, RowMaker, archivedRecords, type Row } from '../../lib/ar
 import { BlockSealer } from '../../lib/archive/seal.js'
 import type { SessionEvent } from '../../lib/archive/sync.js'
 import { tempDir } from '../kit.js'
-import { blockHeader, blockRec } from './helpers.js'
+import { blockHeader, blockInvariants, blockRec } from './helpers.js'
 
 type Tap = typeof t
 
@@ -92,13 +92,6 @@ function taken(db: ArchiveDb, evs: SessionEvent[]): number {
   return sealed.filter((b) => stored.has(b)).length
 }
 
-function invariants(t: Tap, db: ArchiveDb, when: string) {
-  t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }], `${when}: integrity`)
-  const q = (sql: string) => (db.prepare(sql).get() as { n: number }).n
-  t.equal(q('SELECT count(*) AS n FROM records WHERE bid NOT IN (SELECT bid FROM blocks)'), 0, `${when}: every record's block is there`)
-  t.equal(q('SELECT count(*) AS n FROM blocks WHERE bid NOT IN (SELECT bid FROM records)'), 0, `${when}: no block that no record points at`)
-  t.equal(q('SELECT count(*) AS n FROM (SELECT bid FROM records GROUP BY bid HAVING count(DISTINCT sid) > 1)'), 0, `${when}: a block holds one session's rows`)
-}
 
 t.test('blocks sealed by the reader are stored as sealed, in the places the writer alone gives', async (t) => {
   const recs = Array.from({ length: 60 }, (_, i) => rec(i))
@@ -113,7 +106,7 @@ t.test('blocks sealed by the reader are stored as sealed, in the places the writ
   t.equal(taken(all.db, evs), blocks, 'every block stored is one the reader sealed, byte for byte')
   t.same(layout(all.db), layout(alone.db), 'each record in the same block, at the same index')
   t.same(await read(all.db), texts(recs), 'every record back exactly')
-  invariants(t, all.db, 'sealed by the reader')
+  blockInvariants(t, all.db, 'sealed by the reader')
 
   // The reader seals every other block, the writer the rest (what a reader does when the writer keeps up).
   const half = fresh(t, 'half')
@@ -125,7 +118,7 @@ t.test('blocks sealed by the reader are stored as sealed, in the places the writ
   t.equal(taken(half.db, mixed), sealed, 'those stored as sealed')
   t.same(layout(half.db), layout(alone.db), 'the writer\'s own blocks end where the reader\'s would have')
   t.same(await read(half.db), texts(recs))
-  invariants(t, half.db, 'half and half')
+  blockInvariants(t, half.db, 'half and half')
 })
 
 t.test('where the writer\'s block is not the reader\'s, the writer seals its own, and every record is exact', async (t) => {
@@ -138,12 +131,12 @@ t.test('where the writer\'s block is not the reader\'s, the writer seals its own
   t.same((await read(same.db)).sort(), texts([...first, ...rest]).sort(), 'each record once')
   const sealed = evs.filter((e) => e.kind === 'block').length
   t.equal(taken(same.db, evs), sealed - 1, 'the block with the second reading is the writer\'s; the others are the reader\'s')
-  invariants(t, same.db, 'an id twice')
+  blockInvariants(t, same.db, 'an id twice')
   // Changed the second time: the later text.
   const a = fresh(t, 'twice')
   writeEvents(a.db, a.path, readerEvents([[SID, [...first, rec(3, 1), ...rest]]], () => true))
   t.same((await read(a.db)).sort(), texts([...first.map((r, i) => (i === 3 ? rec(3, 1) : r)), ...rest]).sort(), 'the later text of the record read twice')
-  invariants(t, a.db, 'an id twice, changed')
+  blockInvariants(t, a.db, 'an id twice, changed')
 
   // A read cut short before its last block came (a reader that failed): the writer seals the rows it has.
   const b = fresh(t, 'cut')
@@ -153,7 +146,7 @@ t.test('where the writer\'s block is not the reader\'s, the writer seals its own
   t.equal(full[full.length - 1]!.kind, 'block', 'the last event was the last block')
   writeEvents(b.db, b.path, cut)
   t.same(await read(b.db), texts(recs), 'every row written is there')
-  invariants(t, b.db, 'a read cut short')
+  blockInvariants(t, b.db, 'a read cut short')
 
   // A session already archived, read again with more records: its tail block is refilled by the writer, the reader's blocks are not used.
   const c = fresh(t, 'again')
@@ -164,7 +157,7 @@ t.test('where the writer\'s block is not the reader\'s, the writer seals its own
   writeAlone(d.db, d.path, [[SID, recs]])
   t.same(layout(c.db), layout(d.db), 'the places the writer alone gives')
   t.same(await read(c.db), texts(recs))
-  invariants(t, c.db, 'an archived session read again')
+  blockInvariants(t, c.db, 'an archived session read again')
 })
 
 t.test('a read of several sessions (a parent and its sub-agents): a block holds one session\'s rows', async (t) => {
@@ -179,5 +172,5 @@ t.test('a read of several sessions (a parent and its sub-agents): a block holds 
   t.equal(taken(a.db, evs), evs.filter((e) => e.kind === 'block').length, 'every sealed block stored')
   t.same([layout(a.db), layout(a.db, kid)], [layout(alone.db), layout(alone.db, kid)], 'the places the writer alone gives')
   t.same([await read(a.db), await read(a.db, kid)], [texts(parent), texts(child)])
-  invariants(t, a.db, 'two sessions in one read')
+  blockInvariants(t, a.db, 'two sessions in one read')
 })

@@ -125,13 +125,20 @@ export function packParts(body: string, native: string | null, raw: string | nul
     plain[0] = CODEC_NONE
     return plain
   }
-  const body1 = plain.subarray(1)
-  const c = codec === CODEC_ZSTD ? zstdCompress(body1) : codec === CODEC_BROTLI ? brotliCompress(body1) : zlib.deflateRawSync(body1, { level: 1 })
+  return compressed(plain.subarray(1), codec, ROW_DEFLATE_LEVEL)
+}
+
+/** `plain` compressed with `codec` (not none), after the codec's byte: a stored BLOB. */
+function compressed(plain: Uint8Array, codec: number, deflateLevel: number): Buffer {
+  const c = codec === CODEC_ZSTD ? zstdCompress(plain) : codec === CODEC_BROTLI ? brotliCompress(plain) : zlib.deflateRawSync(plain, { level: deflateLevel })
   const out = Buffer.allocUnsafe(c.length + 1)
   out[0] = codec
   c.copy(out, 1)
   return out
 }
+
+/** Deflate's level for a row compressed alone (schema 4's rows, as the upgrade tests make them). */
+const ROW_DEFLATE_LEVEL = 1
 
 function zstdCompress(b: Uint8Array): Buffer {
   if (!nativeZstd) throw new Error('this Node has no zstd compressor')
@@ -235,11 +242,7 @@ export class BlockBuilder {
     }
     if (plain.length < MIN_COMPRESS) codec = CODEC_NONE
     if (codec === CODEC_NONE) return Buffer.concat([Buffer.from([CODEC_NONE]), plain])
-    const c = codec === CODEC_ZSTD ? zstdCompress(plain) : codec === CODEC_BROTLI ? brotliCompress(plain) : zlib.deflateRawSync(plain, { level: BLOCK_DEFLATE_LEVEL })
-    const out = Buffer.allocUnsafe(c.length + 1)
-    out[0] = codec
-    c.copy(out, 1)
-    return out
+    return compressed(plain, codec, BLOCK_DEFLATE_LEVEL)
   }
 }
 
