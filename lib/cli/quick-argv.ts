@@ -6,7 +6,7 @@
  * a repeat, a value that is not a plain number or not among the choices, a word where none is taken) returns
  * undefined, and yargs parses the line with its own messages. test/core/quick-argv.test.ts compares the two.
  */
-import type { Args } from './options.js'
+import { camel, type Args } from './options.js'
 
 /** A command's options as yargs holds them (quick-spec.ts reads them from the real parser at build time). */
 export interface QuickSpec {
@@ -27,10 +27,6 @@ export interface QuickSpec {
 }
 
 const PLAIN_NUMBER = /^(0|[1-9]\d{0,14})(\.\d{1,15})?$/
-
-function camel(name: string): string {
-  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
-}
 
 /** The option a token names (`--limit`, `-n` → `limit`), or undefined. */
 function optionOf(token: string, spec: QuickSpec, known: ReadonlySet<string>): string | undefined {
